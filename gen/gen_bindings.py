@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""Generates the C entry points of libmpi_abi: one PMPI_X function (with its weak MPI_X alias)
+per procedure of the standard ABI, from the Forum's API data and the override files in
+gen/overrides/*.toml.
+
+For a procedure listed in an override file, the entry point
+  - checks that MPI is initialized (unless the procedure may be called at any time);
+  - validates arguments from their kinds: handles first (turned into object pointers), then
+    ranks, tags and counts, then buffer + count + datatype as one unit, then output pointers;
+  - converts the int form to the MPI_Count form, so one internal implementation serves both;
+  - calls `cr_mpi_<name>` (the implementation, declared in the generated cr_impl.h);
+  - raises any error through the error handler of the object the call is about.
+A procedure not listed returns MPI_ERR_UNSUPPORTED_OPERATION through the error handler, naming
+itself: it never pretends to work.
+
+usage: gen_bindings.py OUTDIR
+"""
+
+import os
+import sys
+import tomllib
+
+import apidata
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NCHUNKS = 6
+
+# Handle kinds turned into object pointers before the implementation is called:
+# kind -> (C type of the object, checker, handle C type)
+HANDLE_IN = {
+    "COMMUNICATOR": ("cr_comm", "cr_check_comm"),
+    "DATATYPE": ("cr_dtype", "cr_check_dtype"),
+    "OPERATION": ("cr_op", "cr_check_op"),
+    "GROUP": ("cr_group", "cr_check_group"),
+    "INFO": ("cr_info", "cr_check_info"),
+    "ERRHANDLER": ("cr_errhandler", "cr_check_errhandler"),
+}
+# Kinds whose objects carry an error handler, in the order a call's errors prefer them.
+ERROBJ_KINDS = ["COMMUNICATOR", "WINDOW", "FILE", "SESSION"]
+COUNT_KINDS = {"POLYXFER_NUM_ELEM_NNI", "XFER_NUM_ELEM_NNI", "POLYDTYPE_NUM_ELEM_NNI"}
+TAG_NAMES = {"tag", "sendtag", "recvtag"}
+
+
+def load_overrides():
+    table = {}
+    d = os.path.join(HERE, "overrides")
+    for fn in sorted(os.listdir(d)):
+        if not fn.endswith(".toml"):
+            continue
+        with open(os.path.join(d, fn), "rb") as f:
+            data = tomllib.load(f)
+        for name, opts in data.items():
+            if name in table:
+                sys.exit(f"gen: {name} appears in two override files")
+            opts["_file"] = fn
+            table[name] = opts
+    return table
+
+
+def impl_name(func, opts):
+    return opts.get("impl", "cr_mpi_" + func.base[len("MPI_"):].lower())
+
+
+def twin_of(funcs, f):
+    if not f.has_twin:
+        return f
+    return funcs[f.base + "_c"]
+
+
+def is_handle_in(p, opts):
+    """A handle argument the binding turns into its object (unless the override keeps it raw)."""
+    return (p.kind in HANDLE_IN and p.pointer == 0 and not p.array and p.direction == "in"
+            and p.name not in opts.get("nocheck", []))
+
+
+def impl_params(funcs, f, opts):
+    """The implementation's parameters: (C declaration, how the binding passes it)."""
+    big = twin_of(funcs, f)
+    out = []
+    for p, q in zip(f.params, big.params):
+        if p.kind == "VARARGS":
+            continue
+        if is_handle_in(p, opts):
+            t = HANDLE_IN[p.kind][0]
+            out.append((f"{t} *{p.name}", f"{p.name}_obj"))
+        elif p.ctype == q.ctype:
+            out.append((q.decl(), p.name))
+        elif p.array:
+            vec = "cr_cvec" if p.const else "cr_cvec_mut"
+            out.append((f"{vec} {p.name}", f"{vec}_of({p.name}, {int(f.large)})"))
+        elif p.pointer:
+            out.append((f"{q.ctype} {q.name}".replace("* ", " *"), f"&{p.name}_l" if not f.large else p.name))
+        else:
+            out.append((f"{q.ctype} {q.name}", p.name if f.large else f"({q.ctype}){p.name}"))
+    return out
+
+
+def impl_proto(funcs, f, opts):
+    args = ", ".join(d for d, _ in impl_params(funcs, f, opts)) or "void"
+    return f"{f.ret} {impl_name(f, opts)}({args})"
+
+
+def comm_param(f, opts):
+    for p in f.params:
+        if p.kind == "COMMUNICATOR" and is_handle_in(p, opts):
+            return p
+    return None
+
+
+def errobj_expr(f):
+    """C expression for the object whose error handler this call's errors go to. It looks the
+    handle up again (only on the error path), so it holds even when validation failed early."""
+    for kind in ERROBJ_KINDS:
+        for p in f.params:
+            if p.kind != kind or p.array or p.pointer > 1:
+                continue
+            if p.pointer == 1:
+                if kind != "COMMUNICATOR":
+                    continue
+                return f"({p.name} ? cr_errobj_of_comm(*{p.name}) : NULL)"
+            if kind == "COMMUNICATOR":
+                return f"cr_errobj_of_comm({p.name})"
+            return f"cr_errobj_of_{kind.lower()}((uintptr_t){p.name})"
+    return "NULL"
+
+
+def gen_unsupported(f):
+    lines = [f"CR_API {f.proto('PMPI_')}", "{"]
+    for p in f.params:
+        if p.kind != "VARARGS":
+            lines.append(f"    (void){p.name};")
+    if f.ret != "int":
+        sys.exit(f"gen: {f.name} returns {f.ret} and must be implemented (add it to an override file)")
+    if f.base.startswith("MPI_T_"):
+        lines.append("    return MPI_T_ERR_NOT_SUPPORTED; /* MPI_T calls never invoke error handlers */")
+    else:
+        lines.append(f'    return cr_binding_unsupported("{f.name}", {errobj_expr(f)});')
+    lines.append("}")
+    return lines
+
+
+def gen_checks(funcs, f, opts):
+    """Argument validation, in the order the standard's error classes suggest."""
+    checks = []
+    nocheck = set(opts.get("nocheck", []))
+    nullable = set(opts.get("nullable", []))
+    is_tool = f.base.startswith("MPI_T_")
+    comm = comm_param(f, opts)
+    has_source = f.param("source") is not None
+    has_buffer = any(p.kind == "BUFFER" for p in f.params)
+    resolved = set()
+    for p in f.params:
+        if p.name in nocheck or p.kind == "VARARGS":
+            continue
+        if is_handle_in(p, opts):
+            t, checker = HANDLE_IN[p.kind]
+            flags = []
+            if p.kind == "INFO" and not f.base.startswith("MPI_Info_"):
+                flags.append("CR_CHECK_NULL_OK")
+            if p.kind == "DATATYPE" and has_buffer:
+                flags.append("CR_CHECK_COMMITTED")
+            if p.name in nullable:
+                flags.append("CR_CHECK_NULL_OK")
+            fl = " | ".join(flags) or "0"
+            checks.append(f"    {t} *{p.name}_obj = NULL;")
+            checks.append(f'    if ((err = {checker}({p.name}, "{p.name}", {fl}, &{p.name}_obj)))')
+            checks.append("        goto fail;")
+            resolved.add(p.name)
+    for p in f.params:
+        if p.name in nocheck or p.kind == "VARARGS" or p.pointer or p.array:
+            continue
+        if comm and p.kind == "RANK" and p.name in ("dest", "source", "root"):
+            mode = {"dest": "CR_RANK_DEST", "source": "CR_RANK_SOURCE", "root": "CR_RANK_ROOT"}[p.name]
+            checks.append(f'    if ((err = cr_check_rank({comm.name}_obj, {p.name}, "{p.name}", {mode})))')
+            checks.append("        goto fail;")
+        elif p.kind == "TAG" and p.name in TAG_NAMES:
+            any_ok = has_source and p.name != "sendtag"
+            checks.append(f'    if ((err = cr_check_tag({p.name}, "{p.name}", {int(any_ok)})))')
+            checks.append("        goto fail;")
+        elif p.kind in COUNT_KINDS:
+            checks.append(f"    if (CR_UNLIKELY({p.name} < 0)) {{")
+            checks.append(f'        err = cr_err(MPI_ERR_COUNT, "invalid count {p.name}=%lld: must not be negative", (long long){p.name});')
+            checks.append("        goto fail;")
+            checks.append("    }")
+    # buffer + count + datatype, as one unit
+    for i, p in enumerate(f.params[:-2]):
+        c, d = f.params[i + 1], f.params[i + 2]
+        if p.kind == "BUFFER" and c.kind in COUNT_KINDS and d.kind == "DATATYPE" and d.name in resolved \
+                and p.name not in nocheck:
+            checks.append(f'    if ((err = cr_check_buffer({p.name}, {c.name}, {d.name}_obj, "{p.name}")))')
+            checks.append("        goto fail;")
+    if not is_tool:
+        for p in f.params:
+            if p.name in nocheck or p.name in nullable or p.kind == "VARARGS":
+                continue
+            if p.direction in ("out", "inout") and p.pointer >= 1 and not p.array \
+                    and p.kind not in ("STATUS", "BUFFER", "C_BUFFER", "C_BUFFER2", "C_BUFFER3",
+                                       "ARGUMENT_COUNT", "ARGUMENT_LIST"):
+                checks.append(f"    if (CR_UNLIKELY({p.name} == NULL)) {{")
+                checks.append(f'        err = cr_err(MPI_ERR_ARG, "output argument {p.name} is NULL");')
+                checks.append("        goto fail;")
+                checks.append("    }")
+    return checks, resolved
+
+
+def gen_implemented(funcs, f, opts):
+    lines = [f"CR_API {f.proto('PMPI_')}", "{"]
+    lines.append(f'    static const char fname[] = "{f.name}";')
+    lines.append("    int err;")
+    big = twin_of(funcs, f)
+    # Scalar outputs whose int form is narrower than the implementation's MPI_Count: the
+    # implementation writes a local, the binding narrows it after success.
+    narrowed = [(p, q) for p, q in zip(f.params, big.params)
+                if p.kind != "VARARGS" and p.ctype != q.ctype and p.pointer and not p.array
+                and not f.large]
+    for p, q in narrowed:
+        lines.append(f"    {q.base_type} {p.name}_l = 0;")
+    if not opts.get("anytime"):
+        lines.append("    if (CR_UNLIKELY(!cr_mpi_running())) {")
+        lines.append("        err = cr_err_not_running();")
+        lines.append("        goto fail;")
+        lines.append("    }")
+    checks, resolved = gen_checks(funcs, f, opts)
+    lines.extend(checks)
+    for p, q in narrowed:
+        if p.direction == "inout":
+            lines.append(f"    {p.name}_l = *{p.name};")
+    args = ", ".join(a for _, a in impl_params(funcs, f, opts))
+    call = f"{impl_name(f, opts)}({args})"
+    if f.ret != "int":
+        # Non-error-code returns (MPI_Wtime, MPI_Aint_add, MPI_*_fromint, ...) report their own
+        # errors through the handler and return a neutral value.
+        lines.append(f"    return {call};")
+        if not any("goto fail" in ln for ln in lines):
+            lines[3:4] = []  # no error path: drop `int err;`
+            lines.append("}")
+            return [ln for ln in lines if "static const char fname" not in ln]
+        lines.append("fail:")
+        lines.append(f"    cr_err_raise({errobj_expr(f)}, fname, err);")
+        lines.append(f"    return ({f.ret})0;")
+        lines.append("}")
+        return lines
+    lines.append(f"    err = {call};")
+    lines.append("    if (CR_UNLIKELY(err))")
+    lines.append("        goto fail;")
+    for p, q in narrowed:
+        policy = opts.get("overflow", "error")
+        lines.append(f"    if ({p.name}_l > INT32_MAX || {p.name}_l < INT32_MIN) {{")
+        if policy == "undefined":
+            lines.append(f"        *{p.name} = MPI_UNDEFINED;")
+        else:
+            lines.append(f'        err = cr_err(MPI_ERR_VALUE_TOO_LARGE, "{p.name} = %lld does not fit in an int: use {f.name}_c", (long long){p.name}_l);')
+            lines.append("        goto fail;")
+        lines.append("    } else {")
+        lines.append(f"        *{p.name} = (int){p.name}_l;")
+        lines.append("    }")
+    lines.append("    return MPI_SUCCESS;")
+    lines.append("fail:")
+    if f.base.startswith("MPI_T_"):
+        lines.append("    (void)fname;")
+        lines.append("    return err; /* MPI_T calls return their errors, they never invoke handlers */")
+    else:
+        lines.append(f"    return cr_err_raise({errobj_expr(f)}, fname, err);")
+    lines.append("}")
+    return lines
+
+
+def gen_alias(f):
+    return [f"extern __typeof__(PMPI_{f.name[4:]}) {f.name} __attribute__((weak, alias(\"PMPI_{f.name[4:]}\"), visibility(\"default\")));"]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    outdir = sys.argv[1]
+    os.makedirs(outdir, exist_ok=True)
+    abi = apidata.load_abi()
+    funcs = apidata.load_functions(abi)
+    overrides = load_overrides()
+    unknown = sorted(set(overrides) - set(f.base for f in funcs.values()))
+    if unknown:
+        sys.exit(f"gen: override entries for procedures the ABI does not have: {unknown}")
+
+    header = ["/* cr_impl.h: generated by gen/gen_bindings.py. The implementation behind every",
+              " * implemented MPI procedure: one function serves the int and MPI_Count forms. */",
+              "#ifndef CR_IMPL_H", "#define CR_IMPL_H", "", '#include "binding/types.h"', ""]
+    seen = set()
+    for f in funcs.values():
+        opts = overrides.get(f.base)
+        if opts is None or f.base in seen:
+            continue
+        seen.add(f.base)
+        header.append(impl_proto(funcs, f, opts) + ";")
+    header += ["", "#endif", ""]
+    write(os.path.join(outdir, "cr_impl.h"), "\n".join(header))
+
+    names = list(funcs)
+    per = (len(names) + NCHUNKS - 1) // NCHUNKS
+    for chunk in range(NCHUNKS):
+        body = ["/* Generated by gen/gen_bindings.py: MPI entry points. Do not edit. */",
+                '#include "binding/binding.h"', ""]
+        for n in names[chunk * per:(chunk + 1) * per]:
+            f = funcs[n]
+            opts = overrides.get(f.base)
+            body += gen_implemented(funcs, f, opts) if opts is not None else gen_unsupported(f)
+            body += gen_alias(f)
+            body.append("")
+        write(os.path.join(outdir, f"bindings_{chunk}.c"), "\n".join(body))
+
+    # Names of predefined handles, for error messages.
+    pn = ["/* Generated by gen/gen_bindings.py: names of predefined handles. */",
+          '#include "binding/binding.h"', "",
+          "const char *cr_handle_predef_name(uintptr_t h)", "{", "    switch (h) {"]
+    seen_vals = {}
+    for n, c in abi["constants"].items():
+        if c["kind"] == "handle" and c["c_form"] != "macro: alias" and not c["c_type"].startswith("MPI_T_"):
+            key = (c["value"])
+            if key in seen_vals:
+                continue
+            seen_vals[key] = n
+            pn.append(f'    case {c["value"]}: return "{n}";')
+    pn += ["    default: return NULL;", "    }", "}", ""]
+    write(os.path.join(outdir, "predef_names.c"), "\n".join(pn))
+
+    impl_count = len({f.base for f in funcs.values() if f.base in overrides})
+    base_count = len({f.base for f in funcs.values()})
+    write(os.path.join(outdir, "binding_stats.h"),
+          f"#define CR_BINDING_PROCEDURES {base_count}\n#define CR_BINDING_IMPLEMENTED {impl_count}\n"
+          f"#define CR_BINDING_ENTRY_POINTS {len(funcs)}\n")
+
+
+def write(path, text):
+    """Writes only when the content changes, so the build does not recompile needlessly."""
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    with open(path, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+/* binding.h: what the generated entry points (build/gen/bindings_*.c) need: the layers' object
+ * types, the argument checkers, and the generated implementation prototypes.
+ *
+ * Checkers return MPI_SUCCESS or an error code whose message names the argument and its value;
+ * the generated code raises it on the call's object, which adds the call's name. The checks on
+ * every call's hot path (communicator, rank, tag) are inline. */
+#ifndef CR_BINDING_H
+#define CR_BINDING_H
+
+#include "binding/types.h"
+#include "comm/comm.h"
+#include "core/error.h"
+#include "core/info.h"
+#include "core/runtime.h"
+#include "cr_impl.h"
+#include "dt/dtype.h"
+
+#include <stdint.h>
+
+#define CR_API __attribute__((visibility("default")))
+
+enum { CR_CHECK_NULL_OK = 1, CR_CHECK_COMMITTED = 2 };
+enum { CR_RANK_DEST, CR_RANK_SOURCE, CR_RANK_ROOT };
+
+/* The largest tag users may use; MPI_TAG_UB reports it. */
+#define CR_TAG_UB INT32_MAX
+
+/* "MPI_COMM_NULL" for a predefined handle, else "0x1000002": for error messages. */
+const char *cr_handle_predef_name(uintptr_t h);
+const char *cr_handle_describe(uintptr_t h, char *buf, size_t cap);
+
+int cr_binding_unsupported(const char *fname, cr_errobj *target);
+int cr_check_fail_comm(MPI_Comm h, const char *arg);
+int cr_check_fail_rank(const cr_comm *c, int rank, const char *arg, int mode);
+int cr_check_fail_tag(int tag, const char *arg, int any_ok);
+int cr_check_group(MPI_Group h, const char *arg, int flags, cr_group **out);
+int cr_check_info(MPI_Info h, const char *arg, int flags, cr_info **out);
+int cr_check_errhandler(MPI_Errhandler h, const char *arg, int flags, cr_errhandler **out);
+int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out);
+int cr_check_op(MPI_Op h, const char *arg, int flags, cr_op **out);
+int cr_check_buffer_fail(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg);
+
+static inline int cr_check_comm(MPI_Comm h, const char *arg, int flags, cr_comm **out)
+{
+    (void)flags;
+    cr_comm *c = cr_comm_get(h);
+    if (CR_UNLIKELY(!c))
+        return cr_check_fail_comm(h, arg);
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+static inline int cr_check_rank(const cr_comm *c, int rank, const char *arg, int mode)
+{
+    if (CR_LIKELY((unsigned)rank < (unsigned)c->size))
+        return MPI_SUCCESS;
+    if (rank == MPI_PROC_NULL && mode != CR_RANK_ROOT)
+        return MPI_SUCCESS;
+    if (rank == MPI_ANY_SOURCE && mode == CR_RANK_SOURCE)
+        return MPI_SUCCESS;
+    return cr_check_fail_rank(c, rank, arg, mode);
+}
+
+static inline int cr_check_tag(int tag, const char *arg, int any_ok)
+{
+    if (CR_LIKELY(tag >= 0) || (any_ok && tag == MPI_ANY_TAG))
+        return MPI_SUCCESS;
+    return cr_check_fail_tag(tag, arg, any_ok);
+}
+
+/* A buffer that holds data (count > 0 of a type whose data starts at the buffer) cannot be
+ * NULL. MPI_BOTTOM (also NULL) is fine with types that carry absolute addresses. */
+static inline int cr_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg)
+{
+    if (CR_LIKELY(buf != NULL) || count == 0 || !cr_dtype_starts_at_buffer(dt))
+        return MPI_SUCCESS;
+    return cr_check_buffer_fail(buf, count, dt, arg);
+}
+
+static inline cr_errobj *cr_errobj_of_comm(MPI_Comm h)
+{
+    cr_comm *c = cr_comm_get(h);
+    return c ? &c->eo : NULL;
+}
+
+/* Windows, files and sessions get objects in later chapters; until then their errors go to
+ * the default target (MPI_COMM_SELF). */
+static inline cr_errobj *cr_errobj_of_window(uintptr_t h)
+{
+    (void)h;
+    return NULL;
+}
+static inline cr_errobj *cr_errobj_of_file(uintptr_t h)
+{
+    (void)h;
+    return NULL;
+}
+static inline cr_errobj *cr_errobj_of_session(uintptr_t h)
+{
+    (void)h;
+    return NULL;
+}
+
+#endif

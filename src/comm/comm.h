@@ -1,0 +1,56 @@
+/* comm.h: communicators: who is in them (a map from communicator rank to world rank), their
+ * matching context, error handler, name and cached attributes.
+ *
+ * Invariants:
+ *   - ctx is the context id used for point-to-point traffic; ctx + 1 carries the communicator's
+ *     collective traffic, so collectives never match user messages. Context ids are even.
+ *   - world_ranks == NULL means the identity map (MPI_COMM_WORLD and its duplicates). */
+#ifndef CR_COMM_H
+#define CR_COMM_H
+
+#include "core/error.h"
+
+struct cr_attr;
+struct cr_match_ctx;
+
+typedef struct cr_group {
+    cr_obj obj;
+    int size;
+    int rank;         /* this process's rank in the group, or MPI_UNDEFINED */
+    int *world_ranks; /* NULL for the identity map 0..size-1 */
+} cr_group;
+
+typedef struct cr_comm {
+    cr_errobj eo;
+    uint32_t ctx;
+    int rank;
+    int size;
+    int *world_ranks; /* comm rank -> world rank; NULL for the identity */
+    struct cr_attr *attrs;
+    struct cr_match_ctx *match; /* point-to-point matching state, owned by pt2pt */
+    uint32_t coll_tag;          /* collective sequence, advanced identically on every member */
+    char name[MPI_MAX_OBJECT_NAME];
+} cr_comm;
+
+extern cr_comm cr_comm_world, cr_comm_self;
+extern cr_group cr_group_empty;
+
+static inline int cr_comm_world_rank(const cr_comm *c, int rank)
+{
+    return c->world_ranks ? c->world_ranks[rank] : rank;
+}
+
+static inline cr_comm *cr_comm_get(MPI_Comm h)
+{
+    return (cr_comm *)cr_handle_get((uintptr_t)h, CR_KIND_COMM);
+}
+
+/* Library load: registers the predefined communicators and groups. */
+void cr_comm_setup(void);
+/* MPI_Init: fills MPI_COMM_WORLD and MPI_COMM_SELF for this process. */
+int cr_comm_init(int world_rank, int world_size);
+/* MPI_Finalize: frees MPI_COMM_SELF's then MPI_COMM_WORLD's attributes (running delete
+ * callbacks, as the standard asks) and releases the communicators' resources. */
+int cr_comm_finalize(void);
+
+#endif

@@ -1,0 +1,76 @@
+/* handle.c: object pools and the predefined-handle table (see handle.h for the encoding). */
+#include "handle.h"
+
+#include <stdlib.h>
+
+cr_obj *cr_handle_predef[CR_HANDLE_PREDEF_MAX];
+cr_pool cr_pools[CR_KIND_COUNT];
+
+void cr_pool_setup(cr_kind kind, size_t objsize)
+{
+    cr_pool *p = &cr_pools[kind];
+    p->kind = (uint8_t)kind;
+    p->objsize = (objsize + 15) & ~(size_t)15;
+}
+
+void cr_handle_predefine(cr_obj *obj, uintptr_t handle, cr_kind kind)
+{
+    obj->handle = (uint32_t)handle;
+    obj->kind = (uint8_t)kind;
+    obj->predefined = 1;
+    obj->refs = 1;
+    cr_handle_predef[handle] = obj;
+}
+
+static int pool_grow(cr_pool *p)
+{
+    if (p->capacity + CR_POOL_CHUNK > CR_HANDLE_INDEX_MASK)
+        return -1;
+    char **chunks = realloc(p->chunks, (p->nchunks + 1) * sizeof(*chunks));
+    if (!chunks)
+        return -1;
+    p->chunks = chunks;
+    char *c = calloc(CR_POOL_CHUNK, p->objsize);
+    if (!c)
+        return -1;
+    p->chunks[p->nchunks++] = c;
+    /* Thread the new slots onto the free list in index order, so handles are handed out low
+     * first (easier to read in a debugger). */
+    uint32_t base = p->capacity;
+    for (uint32_t i = CR_POOL_CHUNK; i-- > 0;) {
+        cr_obj *o = (cr_obj *)(c + (size_t)i * p->objsize);
+        o->next_free = p->free_head;
+        p->free_head = base + i + 1;
+    }
+    p->capacity += CR_POOL_CHUNK;
+    return 0;
+}
+
+void *cr_obj_alloc(cr_kind kind)
+{
+    cr_pool *p = &cr_pools[kind];
+    if (!p->free_head && pool_grow(p) != 0)
+        return NULL;
+    uint32_t index = p->free_head - 1;
+    cr_obj *o = (cr_obj *)cr_pool_slot(p, index);
+    p->free_head = o->next_free;
+    memset(o, 0, p->objsize);
+    o->kind = (uint8_t)kind;
+    o->refs = 1;
+    o->handle = ((uint32_t)kind << CR_HANDLE_KIND_SHIFT) | index;
+    p->live++;
+    return o;
+}
+
+void cr_obj_free(void *obj)
+{
+    cr_obj *o = (cr_obj *)obj;
+    if (o->predefined)
+        return;
+    cr_pool *p = &cr_pools[o->kind];
+    uint32_t index = o->handle & CR_HANDLE_INDEX_MASK;
+    o->kind = CR_KIND_FREE;
+    o->next_free = p->free_head;
+    p->free_head = index + 1;
+    p->live--;
+}

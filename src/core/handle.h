@@ -1,0 +1,121 @@
+/* handle.h: MPI handles and the objects behind them.
+ *
+ * A handle is an integer in a pointer's clothing (the standard ABI declares MPI_Comm and its
+ * kin as pointers to incomplete structs). Two ranges:
+ *   1 .. 4095        predefined handles, fixed by the ABI; a table maps each to its object;
+ *   (kind << 24) | i user objects: kind in 1..15 (never 0, so always above 4095), i an index
+ *                    into that kind's pool.
+ * Turning a handle into its object is one bounds check and one or two loads, never a search,
+ * and a garbage handle is detected instead of dereferenced. The same integer is what
+ * MPI_<Obj>_toint returns, so toint/fromint are identities with a validity check.
+ *
+ * Invariants:
+ *   - every object starts with a cr_obj header whose `kind` says what it is, and whose `handle`
+ *     is the value users hold;
+ *   - a pool slot whose `kind` is CR_KIND_FREE is not in use;
+ *   - object addresses never move (pools grow by chunks), so layers may keep pointers. */
+#ifndef CR_HANDLE_H
+#define CR_HANDLE_H
+
+#include "base.h"
+
+typedef enum {
+    CR_KIND_FREE = 0,
+    CR_KIND_COMM = 1,
+    CR_KIND_GROUP,
+    CR_KIND_DATATYPE,
+    CR_KIND_OP,
+    CR_KIND_INFO,
+    CR_KIND_ERRHANDLER,
+    CR_KIND_REQUEST,
+    CR_KIND_MESSAGE,
+    CR_KIND_WIN,
+    CR_KIND_FILE,
+    CR_KIND_SESSION,
+    CR_KIND_COUNT
+} cr_kind;
+
+typedef struct cr_obj {
+    uint32_t handle;   /* the value users hold */
+    uint8_t kind;      /* cr_kind; CR_KIND_FREE in a pool slot not in use */
+    uint8_t predefined;
+    uint16_t pad;
+    int32_t refs;      /* references: the user's handle and every internal holder */
+    uint32_t next_free; /* pool free list, meaningful only while free */
+} cr_obj;
+
+#define CR_HANDLE_PREDEF_MAX 4096u
+#define CR_HANDLE_KIND_SHIFT 24
+#define CR_HANDLE_INDEX_MASK ((1u << CR_HANDLE_KIND_SHIFT) - 1)
+
+/* Predefined objects, indexed by their ABI handle value. */
+extern cr_obj *cr_handle_predef[CR_HANDLE_PREDEF_MAX];
+
+typedef struct cr_pool {
+    size_t objsize;
+    uint8_t kind;
+    uint32_t nchunks;
+    uint32_t capacity;   /* slots allocated so far */
+    uint32_t free_head;  /* index + 1 of the first free slot, 0 when none */
+    uint32_t live;       /* objects in use, for leak reports */
+    char **chunks;
+} cr_pool;
+
+#define CR_POOL_CHUNK_SHIFT 8
+#define CR_POOL_CHUNK (1u << CR_POOL_CHUNK_SHIFT)
+
+extern cr_pool cr_pools[CR_KIND_COUNT];
+
+/* Registers the object size of a kind; called once per kind at library load. */
+void cr_pool_setup(cr_kind kind, size_t objsize);
+/* Allocates a zeroed object of `kind` with refs = 1 and a fresh handle; NULL when out of memory. */
+void *cr_obj_alloc(cr_kind kind);
+/* Returns the object's slot to its pool. The caller has dropped every reference. */
+void cr_obj_free(void *obj);
+
+static inline void *cr_pool_slot(const cr_pool *p, uint32_t index)
+{
+    return p->chunks[index >> CR_POOL_CHUNK_SHIFT] + (size_t)(index & (CR_POOL_CHUNK - 1)) * p->objsize;
+}
+
+/* Maps a handle value to its live object of the given kind, or NULL. */
+static inline void *cr_handle_get(uintptr_t h, cr_kind kind)
+{
+    cr_obj *o;
+    if (h < CR_HANDLE_PREDEF_MAX) {
+        o = cr_handle_predef[h];
+    } else {
+        uint32_t k = (uint32_t)(h >> CR_HANDLE_KIND_SHIFT);
+        uint32_t i = (uint32_t)(h & CR_HANDLE_INDEX_MASK);
+        if (CR_UNLIKELY(k != (uint32_t)kind || h > UINT32_MAX))
+            return NULL;
+        const cr_pool *p = &cr_pools[kind];
+        if (CR_UNLIKELY(i >= p->capacity))
+            return NULL;
+        o = (cr_obj *)cr_pool_slot(p, i);
+    }
+    return (o && o->kind == kind) ? o : NULL;
+}
+
+static inline uintptr_t cr_handle_of(const void *obj)
+{
+    return ((const cr_obj *)obj)->handle;
+}
+
+/* Registers a statically allocated predefined object under its ABI handle value. */
+void cr_handle_predefine(cr_obj *obj, uintptr_t handle, cr_kind kind);
+
+static inline void cr_obj_ref(void *obj)
+{
+    ((cr_obj *)obj)->refs++;
+}
+
+/* Drops a reference; returns true when it was the last one (the caller then destroys it).
+ * Predefined objects are never destroyed. */
+static inline bool cr_obj_unref(void *obj)
+{
+    cr_obj *o = (cr_obj *)obj;
+    return --o->refs == 0 && !o->predefined;
+}
+
+#endif

@@ -1,0 +1,46 @@
+/* runtime.h: the process's MPI life cycle (not started, running, finalized), who it is in the
+ * job, and how it ends (finalize or abort). init.c is the one place that knows every layer: it
+ * starts them in order at MPI_Init and stops them in reverse at MPI_Finalize. */
+#ifndef CR_RUNTIME_H
+#define CR_RUNTIME_H
+
+#include "error.h"
+
+#include <pthread.h>
+
+enum { CR_STATE_NOT_STARTED = 0, CR_STATE_RUNNING = 1, CR_STATE_FINALIZED = 2 };
+
+typedef struct cr_runtime {
+    int state;
+    int thread_level;
+    pthread_t main_thread;
+    int rank, size;      /* in MPI_COMM_WORLD */
+    int appnum;
+    int universe_size;
+    bool singleton;
+    int nnodes;          /* nodes the job spans */
+    int local_rank;      /* rank among the processes on this node */
+    int local_size;
+    int *local_world_ranks; /* world ranks of the processes on this node, by local rank */
+    int *node_of;        /* node index of every world rank */
+    char hostname[MPI_MAX_PROCESSOR_NAME];
+} cr_runtime;
+
+extern cr_runtime cr_rt;
+
+static inline bool cr_mpi_running(void)
+{
+    return CR_LIKELY(cr_rt.state == CR_STATE_RUNNING);
+}
+
+/* The error for a call made before MPI_Init or after MPI_Finalize. */
+int cr_err_not_running(void);
+
+/* Ends the job: tells the launcher (which stops every other process) and exits with `code`.
+ * `target` is the object whose processes must stop (the whole job, for now). */
+CR_NORETURN void cr_runtime_abort(cr_errobj *target, int code, const char *why);
+
+/* Library load: sets up predefined objects; safe to call more than once. */
+void cr_runtime_setup(void);
+
+#endif

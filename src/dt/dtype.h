@@ -1,0 +1,73 @@
+/* dtype.h: datatypes: their size and extent, and the compiled layout every data path walks.
+ *
+ * A datatype's layout is a list of blocks (offset, length) describing one element, repeated
+ * every `extent` bytes. Contiguous types (every predefined type except the pair types used by
+ * MINLOC/MAXLOC, which have padding) are flagged so data paths can copy `count * size` bytes in
+ * one go. Predefined types are static and never allocate.
+ *
+ * `basic` names the C type of a predefined type (for reductions); derived types get
+ * CR_BASIC_NONE. */
+#ifndef CR_DTYPE_H
+#define CR_DTYPE_H
+
+#include "core/handle.h"
+
+typedef enum {
+    CR_BASIC_NONE = 0,
+    CR_BASIC_INT8, CR_BASIC_UINT8, CR_BASIC_INT16, CR_BASIC_UINT16,
+    CR_BASIC_INT32, CR_BASIC_UINT32, CR_BASIC_INT64, CR_BASIC_UINT64,
+    CR_BASIC_FLOAT, CR_BASIC_DOUBLE, CR_BASIC_LONG_DOUBLE,
+    CR_BASIC_COMPLEX_FLOAT, CR_BASIC_COMPLEX_DOUBLE, CR_BASIC_COMPLEX_LONG_DOUBLE,
+    CR_BASIC_BOOL,         /* C _Bool and C++ bool: one byte */
+    CR_BASIC_LOGICAL4,     /* Fortran LOGICAL (4 bytes, .TRUE. = 1) */
+    CR_BASIC_CHAR,         /* character data: no arithmetic */
+    CR_BASIC_BYTE,         /* MPI_BYTE, MPI_PACKED: no arithmetic */
+    CR_BASIC_FLOAT_INT, CR_BASIC_DOUBLE_INT, CR_BASIC_LONG_INT, CR_BASIC_2INT,
+    CR_BASIC_SHORT_INT, CR_BASIC_LONG_DOUBLE_INT, CR_BASIC_2FLOAT, CR_BASIC_2DOUBLE,
+    CR_BASIC_COUNT
+} cr_basic;
+
+typedef struct cr_dt_block {
+    MPI_Aint offset;
+    MPI_Aint length;
+} cr_dt_block;
+
+enum {
+    CR_DT_CONTIG = 1,     /* one block of `size` bytes at offset 0, and extent == size */
+    CR_DT_COMMITTED = 2,
+    CR_DT_PREDEFINED = 4,
+};
+
+typedef struct cr_dtype {
+    cr_obj obj;
+    uint32_t flags;
+    uint8_t basic;        /* cr_basic */
+    MPI_Count size;       /* bytes of data in one element */
+    MPI_Aint lb, extent;
+    MPI_Aint true_lb, true_extent;
+    int nblocks;
+    const cr_dt_block *blocks;
+    const char *name;     /* predefined: its MPI name */
+} cr_dtype;
+
+static inline cr_dtype *cr_dtype_get(MPI_Datatype h)
+{
+    return (cr_dtype *)cr_handle_get((uintptr_t)h, CR_KIND_DATATYPE);
+}
+
+static inline bool cr_dtype_is_contig(const cr_dtype *dt)
+{
+    return dt->flags & CR_DT_CONTIG;
+}
+
+/* True when an element's data begins at the buffer address itself (so a NULL buffer with a
+ * positive count is an error); false for types holding absolute addresses (MPI_BOTTOM). */
+static inline bool cr_dtype_starts_at_buffer(const cr_dtype *dt)
+{
+    return dt->true_lb == 0 && dt->size > 0;
+}
+
+/* Library load: registers the predefined datatypes under their ABI handles. */
+void cr_dtype_setup(void);
+
+#endif

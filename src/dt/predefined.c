@@ -1,0 +1,135 @@
+/* predefined.c: the predefined datatypes of the standard ABI, their sizes on this platform,
+ * and the layouts of the padded pair types. */
+#include "dtype.h"
+
+#include <complex.h>
+#include <stddef.h>
+#include <wchar.h>
+
+#define PAIR(a, b) struct { a v; b i; }
+
+/* The pair types have padding between or after their two members, so their layout has two
+ * blocks and their extent exceeds their size. */
+#define PAIR_BLOCKS(name, a, b)                                                              \
+    static const cr_dt_block name[2] = {{0, sizeof(a)}, {offsetof(PAIR(a, b), i), sizeof(b)}}
+
+PAIR_BLOCKS(blocks_float_int, float, int);
+PAIR_BLOCKS(blocks_double_int, double, int);
+PAIR_BLOCKS(blocks_long_int, long, int);
+PAIR_BLOCKS(blocks_2int, int, int);
+PAIR_BLOCKS(blocks_short_int, short, int);
+PAIR_BLOCKS(blocks_long_double_int, long double, int);
+PAIR_BLOCKS(blocks_2float, float, float);
+PAIR_BLOCKS(blocks_2double, double, double);
+
+static struct predef {
+    MPI_Datatype handle;
+    const char *name;
+    size_t size;
+    cr_basic basic;
+    const cr_dt_block *pair;  /* two blocks for pair types */
+    size_t extent;            /* pair types: sizeof the struct */
+    cr_dt_block block;        /* the single block of a contiguous type */
+    cr_dtype dt;
+} predefs[] = {
+#define T(h, ty, basic) {h, #h, sizeof(ty), basic, NULL, 0, {0, 0}, {{0}}}
+#define P(h, a, b, basic, blocks) {h, #h, sizeof(a) + sizeof(b), basic, blocks, sizeof(PAIR(a, b)), {0, 0}, {{0}}}
+    T(MPI_AINT, MPI_Aint, CR_BASIC_INT64),
+    T(MPI_COUNT, MPI_Count, CR_BASIC_INT64),
+    T(MPI_OFFSET, MPI_Offset, CR_BASIC_INT64),
+    T(MPI_PACKED, char, CR_BASIC_BYTE),
+    T(MPI_SHORT, short, CR_BASIC_INT16),
+    T(MPI_INT, int, CR_BASIC_INT32),
+    T(MPI_LONG, long, CR_BASIC_INT64),
+    T(MPI_LONG_LONG, long long, CR_BASIC_INT64),
+    T(MPI_UNSIGNED_SHORT, unsigned short, CR_BASIC_UINT16),
+    T(MPI_UNSIGNED, unsigned, CR_BASIC_UINT32),
+    T(MPI_UNSIGNED_LONG, unsigned long, CR_BASIC_UINT64),
+    T(MPI_UNSIGNED_LONG_LONG, unsigned long long, CR_BASIC_UINT64),
+    T(MPI_FLOAT, float, CR_BASIC_FLOAT),
+    T(MPI_C_FLOAT_COMPLEX, float _Complex, CR_BASIC_COMPLEX_FLOAT),
+    T(MPI_CXX_FLOAT_COMPLEX, float _Complex, CR_BASIC_COMPLEX_FLOAT),
+    T(MPI_DOUBLE, double, CR_BASIC_DOUBLE),
+    T(MPI_C_DOUBLE_COMPLEX, double _Complex, CR_BASIC_COMPLEX_DOUBLE),
+    T(MPI_CXX_DOUBLE_COMPLEX, double _Complex, CR_BASIC_COMPLEX_DOUBLE),
+    T(MPI_LOGICAL, int32_t, CR_BASIC_LOGICAL4),
+    T(MPI_INTEGER, int32_t, CR_BASIC_INT32),
+    T(MPI_REAL, float, CR_BASIC_FLOAT),
+    T(MPI_COMPLEX, float _Complex, CR_BASIC_COMPLEX_FLOAT),
+    T(MPI_DOUBLE_PRECISION, double, CR_BASIC_DOUBLE),
+    T(MPI_DOUBLE_COMPLEX, double _Complex, CR_BASIC_COMPLEX_DOUBLE),
+    T(MPI_LONG_DOUBLE, long double, CR_BASIC_LONG_DOUBLE),
+    T(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex, CR_BASIC_COMPLEX_LONG_DOUBLE),
+    T(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex, CR_BASIC_COMPLEX_LONG_DOUBLE),
+    P(MPI_FLOAT_INT, float, int, CR_BASIC_FLOAT_INT, blocks_float_int),
+    P(MPI_DOUBLE_INT, double, int, CR_BASIC_DOUBLE_INT, blocks_double_int),
+    P(MPI_LONG_INT, long, int, CR_BASIC_LONG_INT, blocks_long_int),
+    P(MPI_2INT, int, int, CR_BASIC_2INT, blocks_2int),
+    P(MPI_SHORT_INT, short, int, CR_BASIC_SHORT_INT, blocks_short_int),
+    P(MPI_LONG_DOUBLE_INT, long double, int, CR_BASIC_LONG_DOUBLE_INT, blocks_long_double_int),
+    P(MPI_2REAL, float, float, CR_BASIC_2FLOAT, blocks_2float),
+    P(MPI_2DOUBLE_PRECISION, double, double, CR_BASIC_2DOUBLE, blocks_2double),
+    P(MPI_2INTEGER, int, int, CR_BASIC_2INT, blocks_2int),
+    T(MPI_C_BOOL, _Bool, CR_BASIC_BOOL),
+    T(MPI_CXX_BOOL, _Bool, CR_BASIC_BOOL),
+    T(MPI_WCHAR, wchar_t, CR_BASIC_INT32),
+    T(MPI_INT8_T, int8_t, CR_BASIC_INT8),
+    T(MPI_UINT8_T, uint8_t, CR_BASIC_UINT8),
+    T(MPI_CHAR, char, CR_BASIC_CHAR),
+    T(MPI_SIGNED_CHAR, signed char, CR_BASIC_INT8),
+    T(MPI_UNSIGNED_CHAR, unsigned char, CR_BASIC_UINT8),
+    T(MPI_BYTE, unsigned char, CR_BASIC_BYTE),
+    T(MPI_INT16_T, int16_t, CR_BASIC_INT16),
+    T(MPI_UINT16_T, uint16_t, CR_BASIC_UINT16),
+    T(MPI_INT32_T, int32_t, CR_BASIC_INT32),
+    T(MPI_UINT32_T, uint32_t, CR_BASIC_UINT32),
+    T(MPI_INT64_T, int64_t, CR_BASIC_INT64),
+    T(MPI_UINT64_T, uint64_t, CR_BASIC_UINT64),
+    /* Fortran types with the sizes gfortran gives them on x86-64. */
+    T(MPI_LOGICAL1, int8_t, CR_BASIC_NONE),
+    T(MPI_INTEGER1, int8_t, CR_BASIC_INT8),
+    T(MPI_CHARACTER, char, CR_BASIC_CHAR),
+    T(MPI_LOGICAL2, int16_t, CR_BASIC_NONE),
+    T(MPI_INTEGER2, int16_t, CR_BASIC_INT16),
+    T(MPI_REAL2, int16_t, CR_BASIC_NONE),
+    T(MPI_LOGICAL4, int32_t, CR_BASIC_LOGICAL4),
+    T(MPI_INTEGER4, int32_t, CR_BASIC_INT32),
+    T(MPI_REAL4, float, CR_BASIC_FLOAT),
+    T(MPI_COMPLEX4, int32_t, CR_BASIC_NONE),
+    T(MPI_LOGICAL8, int64_t, CR_BASIC_NONE),
+    T(MPI_INTEGER8, int64_t, CR_BASIC_INT64),
+    T(MPI_REAL8, double, CR_BASIC_DOUBLE),
+    T(MPI_COMPLEX8, float _Complex, CR_BASIC_COMPLEX_FLOAT),
+    T(MPI_LOGICAL16, __int128, CR_BASIC_NONE),
+    T(MPI_INTEGER16, __int128, CR_BASIC_NONE),
+    T(MPI_REAL16, long double, CR_BASIC_NONE),
+    T(MPI_COMPLEX16, double _Complex, CR_BASIC_COMPLEX_DOUBLE),
+    T(MPI_COMPLEX32, long double _Complex, CR_BASIC_NONE),
+#undef T
+#undef P
+};
+
+void cr_dtype_setup(void)
+{
+    for (size_t i = 0; i < CR_ARRAY_LEN(predefs); i++) {
+        struct predef *p = &predefs[i];
+        cr_dtype *dt = &p->dt;
+        dt->size = (MPI_Count)p->size;
+        dt->basic = (uint8_t)p->basic;
+        dt->name = p->name;
+        dt->flags = CR_DT_COMMITTED | CR_DT_PREDEFINED;
+        dt->lb = dt->true_lb = 0;
+        if (p->pair) {
+            dt->extent = dt->true_extent = (MPI_Aint)p->extent;
+            dt->nblocks = 2;
+            dt->blocks = p->pair;
+        } else {
+            dt->extent = dt->true_extent = (MPI_Aint)p->size;
+            p->block = (cr_dt_block){0, (MPI_Aint)p->size};
+            dt->nblocks = 1;
+            dt->blocks = &p->block;
+            dt->flags |= CR_DT_CONTIG;
+        }
+        cr_handle_predefine(&dt->obj, (uintptr_t)p->handle, CR_KIND_DATATYPE);
+    }
+}

@@ -1,0 +1,91 @@
+/* mpiexec.h: Courier's launcher: shared state of the job it runs.
+ *
+ * mpiexec forks the ranks, serves them the PMI-1 wire protocol on an inherited socket, forwards
+ * their output a whole line at a time and stdin to rank 0, and owns the job's fate: the first
+ * failure (an exit before MPI_Finalize, a signal, MPI_Abort, a timeout) stops every other rank
+ * and decides the exit status. Nothing outlives it: ranks die with it (PR_SET_PDEATHSIG), and
+ * it reaps every one of them before it exits. */
+#ifndef CR_MPIEXEC_H
+#define CR_MPIEXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define LINEBUF_MAX 65536
+
+typedef struct linebuf {
+    int fd;            /* read end of the rank's pipe, -1 once closed */
+    int out;           /* 1 or 2: where its lines go */
+    size_t len;
+    char data[LINEBUF_MAX];
+} linebuf;
+
+typedef struct rank_proc {
+    int rank;
+    pid_t pid;
+    int pmi_fd;         /* our end of the PMI socket, -1 once closed */
+    char pmi_in[4096];  /* a partial command line */
+    size_t pmi_len;
+    linebuf out, err;
+    bool running;       /* not reaped yet */
+    bool pmi_started;   /* sent cmd=init: it is an MPI process */
+    bool finalized;     /* sent cmd=finalize */
+    bool in_barrier;
+    bool aborted;
+    int abort_code;
+    char abort_msg[512];
+    int status;         /* from waitpid, once reaped */
+} rank_proc;
+
+typedef struct job {
+    int np;
+    char **argv;        /* program and its arguments */
+    char **envp;        /* environment of every rank, minus the per-rank PMI variables */
+    bool tag_output;
+    double timeout;     /* seconds; 0 means none */
+    const char *prog_path;
+    rank_proc *ranks;
+    int barrier_count;
+    char kvsname[64];
+    char hostname[256];
+    /* stdin forwarding to rank 0 */
+    int stdin_src;      /* our fd 0, or -1 when not forwarding */
+    int stdin_dst;      /* write end of rank 0's stdin pipe, or -1 */
+    char stdin_buf[65536];
+    size_t stdin_len;
+    bool stdin_eof;
+    /* the job's fate */
+    bool failing;       /* the other ranks are being stopped */
+    int exit_status;
+    double kill_deadline; /* when to SIGKILL what is still alive; 0 when not pending */
+    int interrupts;
+} job;
+
+/* spawn.c */
+int spawn_ranks(job *j);
+void signal_ranks(job *j, int sig);
+double now_seconds(void);
+
+/* pmi_server.c */
+void pmi_server_init(job *j);
+/* Reads and serves what rank r sent; returns -1 when its socket closed. */
+int pmi_serve(job *j, rank_proc *r);
+/* Releases a barrier that every live rank has entered (after a rank finished or died). */
+void pmi_check_barrier(job *j);
+
+/* iofwd.c */
+void io_init(job *j);
+/* Reads from a rank's pipe and writes out every complete line; returns -1 at end of file. */
+int io_forward(job *j, rank_proc *r, linebuf *b);
+/* Writes out what is left in a buffer (a last line without its newline). */
+void io_flush(job *j, rank_proc *r, linebuf *b);
+void io_stdin_read(job *j);
+void io_stdin_write(job *j);
+
+/* main.c */
+/* Starts stopping the job: the first caller decides the exit status and prints the cause. */
+void job_fail(job *j, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void describe_rank(job *j, rank_proc *r, char *buf, size_t cap);
+
+#endif

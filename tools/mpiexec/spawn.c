@@ -1,0 +1,126 @@
+/* spawn.c: starting the ranks (fork, PMI socket, pipes, death signal) and signalling them. */
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The environment of one rank: the job's, plus this rank's PMI variables (whose text lives in
+ * `vars`, owned by the caller). Free the array, not its strings. */
+static char **rank_env(job *j, int rank, int pmi_fd, char vars[3][32])
+{
+    size_t n = 0;
+    while (j->envp[n])
+        n++;
+    char **env = calloc(n + 4, sizeof *env);
+    if (!env)
+        return NULL;
+    memcpy(env, j->envp, n * sizeof *env);
+    snprintf(vars[0], 32, "PMI_FD=%d", pmi_fd);
+    snprintf(vars[1], 32, "PMI_RANK=%d", rank);
+    snprintf(vars[2], 32, "PMI_SIZE=%d", j->np);
+    for (int i = 0; i < 3; i++)
+        env[n + (size_t)i] = vars[i];
+    return env;
+}
+
+/* In the child, between fork and exec: only async-signal-safe calls. */
+static void child(job *j, int rank, char **env, int pmi_fd, int out_w, int err_w, int in_r, pid_t parent)
+{
+    setpgid(0, 0); /* its own process group: signals reach it (and its children) from us only */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) /* mpiexec died before the death signal was armed */
+        _exit(127);
+    if (dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 || dup2(in_r, 0) < 0)
+        _exit(127);
+    int flags = fcntl(pmi_fd, F_GETFD);
+    fcntl(pmi_fd, F_SETFD, flags & ~FD_CLOEXEC);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    execve(j->prog_path, j->argv, env);
+    static const char msg[] = "mpiexec: cannot execute the program: ";
+    const char *e = strerror(errno);
+    (void)!write(2, msg, sizeof msg - 1);
+    (void)!write(2, e, strlen(e));
+    (void)!write(2, "\n", 1);
+    (void)rank;
+    _exit(127);
+}
+
+int spawn_ranks(job *j)
+{
+    pid_t parent = getpid();
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    for (int r = 0; r < j->np; r++) {
+        rank_proc *p = &j->ranks[r];
+        int sv[2], out[2], err[2], in[2] = {devnull, -1};
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || pipe2(out, O_CLOEXEC) ||
+            pipe2(err, O_CLOEXEC)) {
+            perror("mpiexec: cannot create pipes for the ranks");
+            return -1;
+        }
+        if (r == 0 && j->stdin_src >= 0 && pipe2(in, O_CLOEXEC)) {
+            perror("mpiexec: cannot create the stdin pipe");
+            return -1;
+        }
+        char vars[3][32];
+        char **env = rank_env(j, r, sv[1], vars);
+        if (!env) {
+            fprintf(stderr, "mpiexec: out of memory\n");
+            return -1;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "mpiexec: cannot start rank %d: fork: %s\n", r, strerror(errno));
+            return -1;
+        }
+        if (pid == 0)
+            child(j, r, env, sv[1], out[1], err[1], in[0], parent);
+        /* The parent also sets the group, so signals sent right away reach the child. */
+        setpgid(pid, pid);
+        free(env);
+        close(sv[1]);
+        close(out[1]);
+        close(err[1]);
+        if (r == 0 && in[1] >= 0) {
+            close(in[0]);
+            fcntl(in[1], F_SETFL, O_NONBLOCK);
+            j->stdin_dst = in[1];
+        }
+        p->rank = r;
+        p->pid = pid;
+        p->pmi_fd = sv[0];
+        fcntl(sv[0], F_SETFL, O_NONBLOCK);
+        p->out.fd = out[0];
+        p->out.out = 1;
+        p->err.fd = err[0];
+        p->err.out = 2;
+        p->running = true;
+    }
+    if (devnull >= 0)
+        close(devnull);
+    return 0;
+}
+
+void signal_ranks(job *j, int sig)
+{
+    for (int r = 0; r < j->np; r++)
+        if (j->ranks[r].running && kill(-j->ranks[r].pid, sig) != 0)
+            kill(j->ranks[r].pid, sig); /* not in its own group yet: signal the process */
+}
