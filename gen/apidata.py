@@ -82,9 +82,10 @@ class Param:
 class Func:
     """One C entry point: MPI_X or its large-count twin MPI_X_c."""
 
-    def __init__(self, name, ret, params, large, base):
+    def __init__(self, name, ret, params, large, base, returns_error=True):
         self.name = name      # "MPI_Send_c"
         self.ret = ret        # "int", "double", "MPI_Comm", ...
+        self.returns_error = returns_error  # the int it returns is an MPI error code
         self.params = params
         self.large = large    # this is the _c form
         self.base = base      # "MPI_Send" for both forms
@@ -145,12 +146,13 @@ def load_functions(abi=None):
         base = ps["name"]
         iso = p.express.iso_c
         poly = p.has_embiggenment() or base.lower() in POLY_OVERRIDES
+        rerr = ps["return_kind"] == "ERROR_CODE"
         procs[base] = Func(base, _clean_type(iso.return_type),
-                           _params_from(iso, ps, False), False, base)
+                           _params_from(iso, ps, False), False, base, rerr)
         if poly:
             emb = p.express.embiggen.iso_c if p.has_embiggenment() else iso
             procs[base + "_c"] = Func(base + "_c", _clean_type(emb.return_type),
-                                      _params_from(emb, ps, True), True, base)
+                                      _params_from(emb, ps, True), True, base, rerr)
             procs[base].has_twin = procs[base + "_c"].has_twin = True
     wanted = abi["functions"]
     missing = sorted(set(wanted) - set(procs))

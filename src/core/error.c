@@ -215,9 +215,9 @@ int cr_err_string(int code, char *buf, size_t cap)
 
 static CR_NORETURN void fatal(cr_errobj *target, const char *fname, int code, bool abort_mode)
 {
-    char msg[MPI_MAX_ERROR_STRING];
+    char msg[MPI_MAX_ERROR_STRING], namebuf[40], why[160];
     cr_err_string(code, msg, sizeof msg);
-    (void)fname;
+    int cls = cr_err_class(code);
     const char *what = abort_mode ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL";
     if (rank_for_messages >= 0)
         fprintf(stderr, "Courier: rank %d: %s\nCourier: rank %d: the error handler is %s, so the job ends\n",
@@ -225,8 +225,9 @@ static CR_NORETURN void fatal(cr_errobj *target, const char *fname, int code, bo
     else
         fprintf(stderr, "Courier: %s\nCourier: the error handler is %s, so the program ends\n", msg, what);
     fflush(stderr);
-    int cls = cr_err_class(code);
-    cr_runtime_abort(target, cls > 0 && cls < 256 ? cls : 1, "fatal MPI error");
+    snprintf(why, sizeof why, "fatal error in %s (%s; the message is above)", fname ? fname : "an MPI call",
+             cr_err_class_name(cls, namebuf, sizeof namebuf));
+    cr_runtime_abort(target, cls > 0 && cls < 256 ? cls : 1, why);
 }
 
 int cr_err_raise(cr_errobj *target, const char *fname, int code)
@@ -273,7 +274,7 @@ int cr_err_add_code(int cls, int *code)
 {
     if (!is_predefined_class(cls) && !(is_user_value(cls) && user[cls - CR_ERR_USER_BASE].cls == cls))
         return cr_err(MPI_ERR_ARG, "errorclass=%d is not a valid error class", cls);
-    int c;
+    int c = 0;
     int err = cr_err_add_class(&c);
     if (err)
         return err;

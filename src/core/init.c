@@ -187,21 +187,21 @@ int cr_mpi_init_thread(int *argc, char ***argv, int required, int *provided)
     return start(argc, argv, required, provided);
 }
 
+/* MPI_Finalize goes all the way even when a step fails (a user's attribute delete callback,
+ * say): there is no way back into MPI afterwards, so it reports the first error at the end. */
 int cr_mpi_finalize(void)
 {
     int err = cr_comm_finalize();
-    if (err)
-        return err;
     char why[256];
-    if (cr_xport_finalize(why, sizeof why))
-        return cr_err(MPI_ERR_OTHER, "finalize: %s", why);
+    if (cr_xport_finalize(why, sizeof why) && !err)
+        err = cr_err(MPI_ERR_OTHER, "finalize: %s", why);
     cr_rt.state = CR_STATE_FINALIZED;
-    if (!cr_rt.singleton && cr_pmi_finalize())
-        return cr_err(MPI_ERR_OTHER, "finalize: the launcher did not acknowledge MPI_Finalize");
+    if (!cr_rt.singleton && cr_pmi_finalize() && !err)
+        err = cr_err(MPI_ERR_OTHER, "the launcher did not acknowledge MPI_Finalize");
     free(cr_rt.node_of);
     free(cr_rt.local_world_ranks);
     cr_rt.node_of = cr_rt.local_world_ranks = NULL;
-    return MPI_SUCCESS;
+    return err;
 }
 
 int cr_mpi_initialized(int *flag)

@@ -264,11 +264,15 @@ void cr_pmi_abort(int exitcode, const char *message)
 {
     if (pmi_fd < 0)
         return;
-    /* The message travels as one token: spaces become '_' (a PMI-1 value has no spaces). */
-    char cmd[600];
+    /* The message travels as one token: bytes that would end it are %XX-escaped. */
+    char cmd[700];
     int n = snprintf(cmd, sizeof cmd, "cmd=abort exitcode=%d message=", exitcode);
-    for (const char *m = message ? message : ""; *m && n < (int)sizeof cmd - 2; m++)
-        cmd[n++] = (*m == ' ' || *m == '\n' || *m == '=') ? '_' : *m;
+    for (const char *m = message ? message : ""; *m && n < (int)sizeof cmd - 5; m++) {
+        if (*m == ' ' || *m == '\n' || *m == '=' || *m == '%' || (unsigned char)*m < 32)
+            n += snprintf(cmd + n, sizeof cmd - (size_t)n, "%%%02X", (unsigned char)*m);
+        else
+            cmd[n++] = *m;
+    }
     cmd[n++] = '\n';
     write_all(cmd, (size_t)n);
     /* Wait briefly for the launcher to act on it: it stops the other processes and reports

@@ -445,5 +445,10 @@ int main(int argc, char **argv)
         io_flush(&j, &j.ranks[r], &j.ranks[r].out);
         io_flush(&j, &j.ranks[r], &j.ranks[r].err);
     }
+    free(pfd);
+    free(who);
+    free(what);
+    free(j.ranks);
+    pmi_server_free();
     return j.exit_status;
 }

@@ -69,6 +69,7 @@ double now_seconds(void);
 
 /* pmi_server.c */
 void pmi_server_init(job *j);
+void pmi_server_free(void);
 /* Reads and serves what rank r sent; returns -1 when its socket closed. */
 int pmi_serve(job *j, rank_proc *r);
 /* Releases a barrier that every live rank has entered (after a rank finished or died). */

@@ -73,6 +73,17 @@ void pmi_server_init(job *j)
     snprintf(process_mapping, sizeof process_mapping, "(vector,(0,1,%d))", j->np);
 }
 
+void pmi_server_free(void)
+{
+    for (size_t i = 0; i < table_cap; i++) {
+        free(table[i].key);
+        free(table[i].value);
+    }
+    free(table);
+    table = NULL;
+    table_cap = table_used = 0;
+}
+
 static void reply(rank_proc *r, const char *fmt, ...)
 {
     char buf[2048];
