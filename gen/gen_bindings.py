@@ -163,7 +163,7 @@ def gen_checks(funcs, f, opts):
                 flags.append("CR_CHECK_NULL_OK")
             fl = " | ".join(flags) or "0"
             checks.append(f"    {t} *{p.name}_obj = NULL;")
-            checks.append(f'    if ((err = {checker}({p.name}, "{p.name}", {fl}, &{p.name}_obj)))')
+            checks.append(f'    if ((cr_rc = {checker}({p.name}, "{p.name}", {fl}, &{p.name}_obj)))')
             checks.append("        goto fail;")
             resolved.add(p.name)
     for p in f.params:
@@ -171,15 +171,16 @@ def gen_checks(funcs, f, opts):
             continue
         if comm and p.kind == "RANK" and p.name in ("dest", "source", "root"):
             mode = {"dest": "CR_RANK_DEST", "source": "CR_RANK_SOURCE", "root": "CR_RANK_ROOT"}[p.name]
-            checks.append(f'    if ((err = cr_check_rank({comm.name}_obj, {p.name}, "{p.name}", {mode})))')
+            checks.append(f'    if ((cr_rc = cr_check_rank({comm.name}_obj, {p.name}, "{p.name}", {mode})))')
             checks.append("        goto fail;")
         elif p.kind == "TAG" and p.name in TAG_NAMES:
             any_ok = has_source and p.name != "sendtag"
-            checks.append(f'    if ((err = cr_check_tag({p.name}, "{p.name}", {int(any_ok)})))')
+            checks.append(f'    if ((cr_rc = cr_check_tag({p.name}, "{p.name}", {int(any_ok)})))')
             checks.append("        goto fail;")
-        elif p.kind in COUNT_KINDS:
+        elif p.kind in COUNT_KINDS or p.kind == "ARRAY_LENGTH_NNI":
+            cls = "MPI_ERR_COUNT" if p.kind in COUNT_KINDS else "MPI_ERR_ARG"
             checks.append(f"    if (CR_UNLIKELY({p.name} < 0)) {{")
-            checks.append(f'        err = cr_err(MPI_ERR_COUNT, "invalid count {p.name}=%lld: must not be negative", (long long){p.name});')
+            checks.append(f'        cr_rc = cr_err({cls}, "invalid count {p.name}=%lld: must not be negative", (long long){p.name});')
             checks.append("        goto fail;")
             checks.append("    }")
     # buffer + count + datatype, as one unit
@@ -187,17 +188,23 @@ def gen_checks(funcs, f, opts):
         c, d = f.params[i + 1], f.params[i + 2]
         if p.kind == "BUFFER" and c.kind in COUNT_KINDS and d.kind == "DATATYPE" and d.name in resolved \
                 and p.name not in nocheck:
-            checks.append(f'    if ((err = cr_check_buffer({p.name}, {c.name}, {d.name}_obj, "{p.name}")))')
+            checks.append(f'    if ((cr_rc = cr_check_buffer({p.name}, {c.name}, {d.name}_obj, "{p.name}")))')
             checks.append("        goto fail;")
     if not is_tool:
         for p in f.params:
             if p.name in nocheck or p.name in nullable or p.kind == "VARARGS":
                 continue
+            if p.kind == "STATUS" and p.direction == "in" and not p.array:
+                checks.append(f"    if (CR_UNLIKELY({p.name} == NULL)) {{")
+                checks.append(f'        cr_rc = cr_err(MPI_ERR_ARG, "{p.name} is NULL (MPI_STATUS_IGNORE), but this call reads it");')
+                checks.append("        goto fail;")
+                checks.append("    }")
+                continue
             if p.direction in ("out", "inout") and p.pointer >= 1 and not p.array \
                     and p.kind not in ("STATUS", "BUFFER", "C_BUFFER", "C_BUFFER2", "C_BUFFER3",
                                        "ARGUMENT_COUNT", "ARGUMENT_LIST"):
                 checks.append(f"    if (CR_UNLIKELY({p.name} == NULL)) {{")
-                checks.append(f'        err = cr_err(MPI_ERR_ARG, "output argument {p.name} is NULL");')
+                checks.append(f'        cr_rc = cr_err(MPI_ERR_ARG, "output argument {p.name} is NULL");')
                 checks.append("        goto fail;")
                 checks.append("    }")
     return checks, resolved
@@ -205,8 +212,8 @@ def gen_checks(funcs, f, opts):
 
 def gen_implemented(funcs, f, opts):
     lines = [f"CR_API {f.proto('PMPI_')}", "{"]
-    lines.append(f'    static const char fname[] = "{f.name}";')
-    lines.append("    int err;")
+    lines.append(f'    static const char cr_fname[] = "{f.name}";')
+    lines.append("    int cr_rc;")
     big = twin_of(funcs, f)
     # Scalar outputs whose int form is narrower than the implementation's MPI_Count: the
     # implementation writes a local, the binding narrows it after success.
@@ -217,7 +224,7 @@ def gen_implemented(funcs, f, opts):
         lines.append(f"    {q.base_type} {p.name}_l = 0;")
     if not opts.get("anytime"):
         lines.append("    if (CR_UNLIKELY(!cr_mpi_running())) {")
-        lines.append("        err = cr_err_not_running();")
+        lines.append("        cr_rc = cr_err_not_running();")
         lines.append("        goto fail;")
         lines.append("    }")
     checks, resolved = gen_checks(funcs, f, opts)
@@ -234,14 +241,14 @@ def gen_implemented(funcs, f, opts):
         if not any("goto fail" in ln for ln in lines):
             lines[3:4] = []  # no error path: drop `int err;`
             lines.append("}")
-            return [ln for ln in lines if "static const char fname" not in ln]
+            return [ln for ln in lines if "static const char cr_fname" not in ln]
         lines.append("fail:")
-        lines.append(f"    cr_err_raise({errobj_expr(f)}, fname, err);")
+        lines.append(f"    cr_err_raise({errobj_expr(f)}, cr_fname, cr_rc);")
         lines.append(f"    return ({f.ret})0;")
         lines.append("}")
         return lines
-    lines.append(f"    err = {call};")
-    lines.append("    if (CR_UNLIKELY(err))")
+    lines.append(f"    cr_rc = {call};")
+    lines.append("    if (CR_UNLIKELY(cr_rc))")
     lines.append("        goto fail;")
     for p, q in narrowed:
         policy = opts.get("overflow", "error")
@@ -249,7 +256,7 @@ def gen_implemented(funcs, f, opts):
         if policy == "undefined":
             lines.append(f"        *{p.name} = MPI_UNDEFINED;")
         else:
-            lines.append(f'        err = cr_err(MPI_ERR_VALUE_TOO_LARGE, "{p.name} = %lld does not fit in an int: use {f.name}_c", (long long){p.name}_l);')
+            lines.append(f'        cr_rc = cr_err(MPI_ERR_VALUE_TOO_LARGE, "{p.name} = %lld does not fit in an int: use {f.name}_c", (long long){p.name}_l);')
             lines.append("        goto fail;")
         lines.append("    } else {")
         lines.append(f"        *{p.name} = (int){p.name}_l;")
@@ -257,10 +264,10 @@ def gen_implemented(funcs, f, opts):
     lines.append("    return MPI_SUCCESS;")
     lines.append("fail:")
     if f.base.startswith("MPI_T_"):
-        lines.append("    (void)fname;")
-        lines.append("    return err; /* MPI_T calls return their errors, they never invoke handlers */")
+        lines.append("    (void)cr_fname;")
+        lines.append("    return cr_rc; /* MPI_T calls return their errors, they never invoke handlers */")
     else:
-        lines.append(f"    return cr_err_raise({errobj_expr(f)}, fname, err);")
+        lines.append(f"    return cr_err_raise(cr_err_target({errobj_expr(f)}), cr_fname, cr_rc);")
     lines.append("}")
     return lines
 

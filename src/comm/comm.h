@@ -29,6 +29,7 @@ typedef struct cr_comm {
     struct cr_attr *attrs;
     struct cr_match_ctx *match; /* point-to-point matching state, owned by pt2pt */
     uint32_t coll_tag;          /* collective sequence, advanced identically on every member */
+    struct cr_bsend_buf *bsend; /* buffer attached with MPI_Comm_attach_buffer, or NULL */
     char name[MPI_MAX_OBJECT_NAME];
 } cr_comm;
 

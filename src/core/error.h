@@ -50,6 +50,17 @@ int cr_err_string(int code, char *buf, size_t cap);
  * with the event so MPI_Error_string names the call. */
 int cr_err_raise(cr_errobj *target, const char *fname, int code);
 
+/* An implementation whose error belongs to an object the binding cannot see (the communicator
+ * of a request, in MPI_Wait) names it here before returning the error; the binding raises the
+ * error there instead of on `dflt`. */
+extern cr_errobj *cr_err_target_hint;
+static inline cr_errobj *cr_err_target(cr_errobj *dflt)
+{
+    cr_errobj *t = cr_err_target_hint;
+    cr_err_target_hint = NULL;
+    return t ? t : dflt;
+}
+
 /* The communicator errors about no object are raised on (MPI_COMM_SELF, per MPI-4). */
 extern cr_errobj *cr_err_default_target;
 

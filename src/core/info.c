@@ -194,9 +194,11 @@ int cr_mpi_info_get_nthkey(cr_info *info, int n, char *key)
 
 int cr_mpi_info_dup(cr_info *info, MPI_Info *newinfo)
 {
-    cr_info *copy;
-    MPI_Info h;
+    cr_info *copy = NULL;
+    MPI_Info h = MPI_INFO_NULL;
     int err = cr_info_new(&h, &copy);
+    if (err)
+        return err;
     for (int i = 0; !err && i < info->n; i++)
         err = cr_info_put(copy, info->entries[i].key, info->entries[i].value);
     if (err) {
@@ -254,7 +256,7 @@ void cr_info_env_fill(int argc, char **argv, int maxprocs, const char *host, int
 
 int cr_mpi_info_create_env(int argc, char *argv[], MPI_Info *out)
 {
-    cr_info *info;
+    cr_info *info = NULL;
     int err = cr_info_new(out, &info);
     if (err)
         return err;

@@ -9,6 +9,8 @@
 #include "dt/dtype.h"
 #include "info.h"
 #include "pmi/pmi.h"
+#include "pt2pt/pt2pt.h"
+#include "request.h"
 #include "xport/xport.h"
 
 #include <stdio.h>
@@ -40,6 +42,8 @@ void cr_runtime_setup(void)
     cr_info_setup();
     cr_dtype_setup();
     cr_comm_setup();
+    cr_request_setup();
+    cr_pt2pt_setup();
 }
 
 int cr_err_not_running(void)
@@ -162,6 +166,9 @@ static int start(int *argc, char ***argv, int required, int *provided)
     err = cr_xport_init(why, sizeof why);
     if (err)
         return cr_err(MPI_ERR_OTHER, "cannot start the transports: %s", why);
+    err = cr_pt2pt_init();
+    if (err)
+        return err;
 
     /* Threads: the library keeps no per-thread state and takes no locks yet, so it is honest to
      * offer up to MPI_THREAD_SERIALIZED; MPI_THREAD_MULTIPLE comes with the threads chapter. */
@@ -192,6 +199,7 @@ int cr_mpi_init_thread(int *argc, char ***argv, int required, int *provided)
 int cr_mpi_finalize(void)
 {
     int err = cr_comm_finalize();
+    cr_pt2pt_finalize();
     char why[256];
     if (cr_xport_finalize(why, sizeof why) && !err)
         err = cr_err(MPI_ERR_OTHER, "finalize: %s", why);

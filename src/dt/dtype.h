@@ -70,4 +70,12 @@ static inline bool cr_dtype_starts_at_buffer(const cr_dtype *dt)
 /* Library load: registers the predefined datatypes under their ABI handles. */
 void cr_dtype_setup(void);
 
+/* Moving data between a typed buffer (buf, count, dt) and a contiguous byte stream.
+ * `offset` and `len` select a window of the stream, so data can move in pieces (pipelines);
+ * the window must lie within count * dt->size. */
+void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len);
+void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, const void *in, uint64_t len);
+/* Basic elements in `bytes` bytes of dt data (MPI_Get_elements); -1 when not a whole number. */
+MPI_Count cr_dt_elements(const cr_dtype *dt, uint64_t bytes);
+
 #endif

@@ -1,14 +1,80 @@
 /* xport.h: the transports that move bytes between processes (self, shared memory; TCP later),
- * behind one narrow interface. A transport knows processes by world rank and carries opaque
- * envelopes: it never knows about communicators, tags or datatypes. */
+ * behind one narrow interface.
+ *
+ * A transport knows processes by world rank and moves *frames*: an opaque 32-byte envelope
+ * (its meaning belongs to pt2pt) plus a payload. It never knows about communicators, tags or
+ * datatypes. Frames between one pair of processes are delivered in the order they were sent.
+ * Delivery happens inside cr_xport_poll(), which calls the handler pt2pt registered, once per
+ * frame; the frame's memory is valid only during that call.
+ *
+ * Large messages do not travel as frames: the receiver pulls them straight from the sender's
+ * memory with cr_xport_read() when the transport can (cross-memory attach on one node). */
 #ifndef CR_XPORT_H
 #define CR_XPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* The envelope: 32 bytes owned by the layer above; transports copy it verbatim. */
+typedef struct cr_xenv {
+    uint64_t w[4];
+} cr_xenv;
+
+/* A received frame. Its payload may be split in two pieces (a ring wrapped around). */
+typedef struct cr_xframe {
+    int src;               /* world rank of the sender */
+    const cr_xenv *env;
+    size_t len;            /* payload bytes */
+    const char *p1, *p2;   /* payload: n1 bytes at p1, then len - n1 at p2 */
+    size_t n1;
+} cr_xframe;
+
+typedef void cr_xport_handler(const cr_xframe *f);
+
+/* Copies `len` payload bytes starting at `offset` out of a frame. */
+static inline void cr_xframe_copy(const cr_xframe *f, void *dst, size_t offset, size_t len);
 
 /* MPI_Init: brings up every transport this job needs (after the node layout is known). */
 int cr_xport_init(char *why, size_t cap);
-/* MPI_Finalize: drains and closes them. */
+/* MPI_Finalize: closes them; every frame sent has been delivered by then. */
 int cr_xport_finalize(char *why, size_t cap);
+void cr_xport_set_handler(cr_xport_handler *h);
+
+/* Sends one frame to world rank `dst`, or returns false (nothing sent) when the way there is
+ * full for now: the caller makes progress and tries again later. `len` is at most
+ * cr_xport_max_frame(dst). Two payload pieces are sent back to back (header + data). */
+bool cr_xport_send(int dst, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
+size_t cr_xport_max_frame(int dst);
+
+/* Delivers pending frames to the handler; returns how many. */
+int cr_xport_poll(void);
+
+/* Copies remote memory of world rank `src` into local memory, in one go (single copy).
+ * Returns 0, or -1 when this transport cannot (then the caller falls back to frames). */
+int cr_xport_read(int src, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
+/* True when cr_xport_read may work towards `peer` (it may still fail once, then never again). */
+bool cr_xport_can_read(int peer);
+
+/* Waiting: a process that found nothing to do may sleep until a peer sends it a frame.
+ * cr_xport_sleep() returns after a frame may have arrived (or spuriously). */
+void cr_xport_sleep(void);
+/* Whether waiting processes should sleep rather than spin (more ranks than cores here). */
+bool cr_xport_should_sleep(void);
+
+static inline void cr_xframe_copy(const cr_xframe *f, void *dst, size_t offset, size_t len)
+{
+    char *d = (char *)dst;
+    if (offset < f->n1) {
+        size_t a = f->n1 - offset < len ? f->n1 - offset : len;
+        __builtin_memcpy(d, f->p1 + offset, a);
+        d += a;
+        len -= a;
+        offset = f->n1;
+    }
+    if (len)
+        __builtin_memcpy(d, f->p2 + (offset - f->n1), len);
+}
 
 #endif

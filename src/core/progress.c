@@ -1,0 +1,78 @@
+/* progress.c: the progress engine. One round polls the transports (which deliver frames to
+ * pt2pt) and runs the registered hooks (sends waiting for ring space, ...). A waiting process
+ * spins on rounds, yields its core now and then, and, when processes outnumber cores, sleeps
+ * until a peer sends it something: with more ranks than cores, a spinning rank steals the time
+ * the rank it waits for needs. */
+#include "config.h"
+#include "request.h"
+#include "xport/xport.h"
+
+#include <sched.h>
+
+static int64_t spin_polls, yields;
+CR_TUNABLE_EX(spin_polls, COURIER_SPIN_POLLS, CR_TUNE_INT, "500", NULL, 1, 100000000,
+              "empty progress rounds a waiting process spins before it yields its core");
+CR_TUNABLE_EX(yields, COURIER_YIELDS, CR_TUNE_INT, "4", NULL, 0, 1000000,
+              "in sleep mode (see COURIER_WAIT), how many times a waiting process yields before it sleeps");
+
+#define MAX_HOOKS 8
+static cr_progress_hook *hooks[MAX_HOOKS];
+static int nhooks;
+
+void cr_progress_add_hook(cr_progress_hook *hook)
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i] == hook)
+            return;
+    if (nhooks < MAX_HOOKS)
+        hooks[nhooks++] = hook;
+}
+
+int cr_progress(void)
+{
+    int got = cr_xport_poll();
+    for (int i = 0; i < nhooks; i++)
+        got += hooks[i]();
+    return got;
+}
+
+/* One idle step of a wait: `idle` counts empty rounds since the last event. */
+static inline void idle_step(unsigned *idle)
+{
+    unsigned n = ++*idle;
+    if (n < (unsigned)spin_polls)
+        return;
+    if (!cr_xport_should_sleep()) {
+        if ((n - (unsigned)spin_polls) % 256 == 0)
+            sched_yield();
+        return;
+    }
+    if (n < (unsigned)spin_polls + (unsigned)yields) {
+        sched_yield();
+        return;
+    }
+    cr_xport_sleep();
+    *idle = (unsigned)(spin_polls + yields); /* woken with nothing to do: sleep again at once */
+}
+
+void cr_progress_wait(volatile int *flag)
+{
+    unsigned idle = 0;
+    while (!*flag) {
+        if (cr_progress())
+            idle = 0;
+        else if (!*flag)
+            idle_step(&idle);
+    }
+}
+
+void cr_progress_wait_until(bool (*ready)(void *), void *arg)
+{
+    unsigned idle = 0;
+    while (!ready(arg)) {
+        if (cr_progress())
+            idle = 0;
+        else if (!ready(arg))
+            idle_step(&idle);
+    }
+}

@@ -1,0 +1,559 @@
+/* request.c: request objects and the calls that complete them: MPI_Wait/Test and their
+ * any/all/some forms, MPI_Request_get_status*, MPI_Start(all), MPI_Request_free, MPI_Cancel,
+ * and the status accessors (see request.h). */
+#include "request.h"
+
+#include "comm/comm.h"
+#include "cr_impl.h"
+#include "dt/dtype.h"
+#include "error.h"
+#include "pt2pt/pt2pt.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+void cr_request_setup(void)
+{
+    cr_pool_setup(CR_KIND_REQUEST, sizeof(cr_request));
+}
+
+cr_request *cr_request_new(cr_req_kind kind)
+{
+    cr_request *r = cr_obj_alloc(CR_KIND_REQUEST);
+    if (r)
+        r->kind = (uint8_t)kind;
+    return r;
+}
+
+void cr_request_release(cr_request *r)
+{
+    if (cr_obj_unref(r))
+        cr_obj_free(r);
+}
+
+void cr_request_complete(cr_request *r)
+{
+    if (r->on_complete)
+        r->on_complete(r);
+    r->done = 1;
+    if (r->freed && !r->persistent) {
+        r->freed = 0;
+        cr_request_release(r);
+    }
+}
+
+/* ----------------------------------------------------------------- completing requests */
+
+/* What a completed request reports, and what happens to it: a one-shot request is freed and
+ * its handle becomes MPI_REQUEST_NULL; a persistent one becomes inactive. Returns the
+ * operation's error code. */
+static int finish(MPI_Request *h, cr_request *r, MPI_Status *status)
+{
+    int err = r->status.MPI_ERROR;
+    if (status)
+        *status = r->status;
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        cr_request_release(r);
+        *h = MPI_REQUEST_NULL;
+    }
+    if (err)
+        cr_err_target_hint = r->comm ? &r->comm->eo : NULL;
+    return err;
+}
+
+/* The state of a handle in a request array: NULL and inactive persistent requests are
+ * "inactive" (they complete at once with an empty status). */
+static int lookup(MPI_Request h, const char *what, int index, cr_request **out)
+{
+    *out = NULL;
+    if (h == MPI_REQUEST_NULL)
+        return MPI_SUCCESS;
+    cr_request *r = cr_request_get(h);
+    if (!r) {
+        if (index >= 0)
+            return cr_err(MPI_ERR_REQUEST, "%s[%d]=%#lx is not a valid request", what, index, (unsigned long)(uintptr_t)h);
+        return cr_err(MPI_ERR_REQUEST, "%s=%#lx is not a valid request", what, (unsigned long)(uintptr_t)h);
+    }
+    if (!r->persistent || r->active)
+        *out = r;
+    return MPI_SUCCESS;
+}
+
+static int check_array(int count, const MPI_Request *reqs)
+{
+    if (count > 0 && !reqs)
+        return cr_err(MPI_ERR_ARG, "array_of_requests is NULL but count=%d", count);
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_wait(MPI_Request *h, MPI_Status *status)
+{
+    cr_request *r;
+    int err = lookup(*h, "request", -1, &r);
+    if (err)
+        return err;
+    if (!r) {
+        if (status)
+            cr_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    cr_progress_wait(&r->done);
+    return finish(h, r, status);
+}
+
+int cr_mpi_test(MPI_Request *h, int *flag, MPI_Status *status)
+{
+    cr_request *r;
+    int err = lookup(*h, "request", -1, &r);
+    if (err)
+        return err;
+    if (!r) {
+        *flag = 1;
+        if (status)
+            cr_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!r->done)
+        cr_progress();
+    *flag = r->done;
+    return r->done ? finish(h, r, status) : MPI_SUCCESS;
+}
+
+/* A set of requests waited on together. Inactive entries (NULL) count as done for the *all
+ * forms and not at all for *any and *some. */
+typedef struct {
+    int count;
+    cr_request **r;
+    int need;
+    bool inactive_done;
+} waitset;
+
+static bool waitset_ready(void *arg)
+{
+    waitset *w = arg;
+    int done = 0;
+    for (int i = 0; i < w->count; i++)
+        if (w->r[i] ? w->r[i]->done : w->inactive_done)
+            done++;
+    return done >= w->need;
+}
+
+/* Resolves an array of handles; `active` counts the requests that are not inactive. */
+static int resolve_all(int count, const MPI_Request *reqs, cr_request **r, int *active)
+{
+    *active = 0;
+    for (int i = 0; i < count; i++) {
+        int err = lookup(reqs[i], "array_of_requests", i, &r[i]);
+        if (err)
+            return err;
+        *active += r[i] != NULL;
+    }
+    return MPI_SUCCESS;
+}
+
+#define SMALL_SET 32
+
+/* Completes every done request of the set into statuses (when given); for *all forms
+ * errors are reported per status with MPI_ERR_IN_STATUS. */
+static int finish_all(int count, MPI_Request *reqs, cr_request **r, MPI_Status *statuses)
+{
+    int errors = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses ? &statuses[i] : NULL;
+        if (!r[i]) {
+            if (st)
+                cr_status_empty(st);
+            continue;
+        }
+        if (finish(&reqs[i], r[i], st) != MPI_SUCCESS)
+            errors++;
+    }
+    if (!errors)
+        return MPI_SUCCESS;
+    return cr_err(MPI_ERR_IN_STATUS, "%d of the %d requests failed: see the MPI_ERROR field of their statuses",
+                  errors, count);
+}
+
+int cr_mpi_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    cr_request *small[SMALL_SET], **r = count <= SMALL_SET ? small : malloc((size_t)count * sizeof *r);
+    int active, err = check_array(count, reqs);
+    if (!r)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %d requests", count);
+    if (!err)
+        err = resolve_all(count, reqs, r, &active);
+    if (!err) {
+        waitset w = {count, r, count, true};
+        cr_progress_wait_until(waitset_ready, &w);
+        err = finish_all(count, reqs, r, statuses);
+    }
+    if (r != small)
+        free(r);
+    return err;
+}
+
+int cr_mpi_testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    cr_request *small[SMALL_SET], **r = count <= SMALL_SET ? small : malloc((size_t)count * sizeof *r);
+    int active, err = check_array(count, reqs);
+    if (!r)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %d requests", count);
+    if (!err)
+        err = resolve_all(count, reqs, r, &active);
+    if (!err) {
+        waitset w = {count, r, count, true};
+        if (!waitset_ready(&w))
+            cr_progress();
+        *flag = waitset_ready(&w);
+        if (*flag)
+            err = finish_all(count, reqs, r, statuses);
+    }
+    if (r != small)
+        free(r);
+    return err;
+}
+
+/* Waitany/Testany: the first done request in array order. */
+static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status, bool wait)
+{
+    cr_request *small[SMALL_SET], **r = count <= SMALL_SET ? small : malloc((size_t)count * sizeof *r);
+    int active, err = check_array(count, reqs);
+    if (!r)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %d requests", count);
+    if (!err)
+        err = resolve_all(count, reqs, r, &active);
+    if (err)
+        goto out;
+    *index = MPI_UNDEFINED;
+    if (active == 0) { /* nothing to wait for */
+        *flag = 1;
+        if (status)
+            cr_status_empty(status);
+        goto out;
+    }
+    waitset w = {count, r, 1, false};
+    if (wait)
+        cr_progress_wait_until(waitset_ready, &w);
+    else
+        cr_progress();
+    *flag = 0;
+    for (int i = 0; i < count; i++) {
+        if (r[i] && r[i]->done) {
+            *index = i;
+            *flag = 1;
+            err = finish(&reqs[i], r[i], status);
+            break;
+        }
+    }
+out:
+    if (r != small)
+        free(r);
+    return err;
+}
+
+int cr_mpi_waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    int flag;
+    return any(count, reqs, index, &flag, status, true);
+}
+
+int cr_mpi_testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    return any(count, reqs, index, flag, status, false);
+}
+
+static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[], bool wait)
+{
+    cr_request *small[SMALL_SET], **r = count <= SMALL_SET ? small : malloc((size_t)count * sizeof *r);
+    int active, err = check_array(count, reqs);
+    if (!r)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %d requests", count);
+    if (!err)
+        err = resolve_all(count, reqs, r, &active);
+    if (err)
+        goto out;
+    if (active == 0) {
+        *outcount = MPI_UNDEFINED;
+        goto out;
+    }
+    waitset w = {count, r, 1, false};
+    if (wait)
+        cr_progress_wait_until(waitset_ready, &w);
+    else
+        cr_progress();
+    int n = 0, errors = 0;
+    for (int i = 0; i < count; i++) {
+        if (r[i] && r[i]->done) {
+            MPI_Status *st = statuses ? &statuses[n] : NULL;
+            indices[n] = i;
+            if (finish(&reqs[i], r[i], st) != MPI_SUCCESS)
+                errors++;
+            n++;
+        }
+    }
+    *outcount = n;
+    if (errors)
+        err = cr_err(MPI_ERR_IN_STATUS, "%d of the %d completed requests failed: see their statuses", errors, n);
+out:
+    if (r != small)
+        free(r);
+    return err;
+}
+
+int cr_mpi_waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some(incount, reqs, outcount, indices, statuses, true);
+}
+
+int cr_mpi_testsome(int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[])
+{
+    return some(incount, reqs, outcount, indices, statuses, false);
+}
+
+/* ----------------------------------------------------------------- status without completing */
+
+int cr_mpi_request_get_status(MPI_Request h, int *flag, MPI_Status *status)
+{
+    cr_request *r;
+    int err = lookup(h, "request", -1, &r);
+    if (err)
+        return err;
+    if (r && !r->done)
+        cr_progress();
+    *flag = !r || r->done;
+    if (*flag && status) {
+        if (r)
+            *status = r->status;
+        else
+            cr_status_empty(status);
+    }
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_request_get_status_all(int count, const MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+    int err = check_array(count, reqs);
+    if (err)
+        return err;
+    cr_progress();
+    *flag = 1;
+    for (int i = 0; i < count && *flag; i++) {
+        cr_request *r;
+        if ((err = lookup(reqs[i], "array_of_requests", i, &r)))
+            return err;
+        *flag = !r || r->done;
+    }
+    for (int i = 0; *flag && statuses && i < count; i++) {
+        cr_request *r;
+        lookup(reqs[i], "array_of_requests", i, &r);
+        if (r)
+            statuses[i] = r->status;
+        else
+            cr_status_empty(&statuses[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_request_get_status_any(int count, const MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    int err = check_array(count, reqs), active = 0;
+    if (err)
+        return err;
+    cr_progress();
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    for (int i = 0; i < count; i++) {
+        cr_request *r;
+        if ((err = lookup(reqs[i], "array_of_requests", i, &r)))
+            return err;
+        active += r != NULL;
+        if (r && r->done) {
+            *flag = 1;
+            *index = i;
+            if (status)
+                *status = r->status;
+            return MPI_SUCCESS;
+        }
+    }
+    if (!active) {
+        *flag = 1;
+        if (status)
+            cr_status_empty(status);
+    }
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_request_get_status_some(int incount, const MPI_Request reqs[], int *outcount, int indices[],
+                                   MPI_Status statuses[])
+{
+    int err = check_array(incount, reqs), active = 0, n = 0;
+    if (err)
+        return err;
+    cr_progress();
+    for (int i = 0; i < incount; i++) {
+        cr_request *r;
+        if ((err = lookup(reqs[i], "array_of_requests", i, &r)))
+            return err;
+        active += r != NULL;
+        if (r && r->done) {
+            if (statuses)
+                statuses[n] = r->status;
+            indices[n++] = i;
+        }
+    }
+    *outcount = active ? n : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- persistent, free, cancel */
+
+static int start_one(MPI_Request h, int index)
+{
+    cr_request *r = cr_request_get(h);
+    if (!r || !r->persistent) {
+        if (index >= 0)
+            return cr_err(MPI_ERR_REQUEST, "array_of_requests[%d] is not a persistent request", index);
+        return cr_err(MPI_ERR_REQUEST, "request=%#lx is not a persistent request", (unsigned long)(uintptr_t)h);
+    }
+    if (r->active)
+        return cr_err(MPI_ERR_REQUEST, "the persistent request%s is already active (wait for it before starting it again)",
+                      index >= 0 ? " in the array" : "");
+    r->active = 1;
+    if (r->kind == CR_REQ_SEND)
+        return r->mode == CR_MODE_BUFFERED ? cr_bsend_start(r) : cr_pt2pt_send_start(r);
+    return cr_pt2pt_recv_post(r);
+}
+
+int cr_mpi_start(MPI_Request *request)
+{
+    return start_one(*request, -1);
+}
+
+int cr_mpi_startall(int count, MPI_Request reqs[])
+{
+    int err = check_array(count, reqs);
+    for (int i = 0; !err && i < count; i++)
+        err = start_one(reqs[i], i);
+    return err;
+}
+
+int cr_mpi_request_free(MPI_Request *h)
+{
+    cr_request *r = cr_request_get(*h);
+    if (!r)
+        return cr_err(MPI_ERR_REQUEST, "request=%#lx is not a valid request", (unsigned long)(uintptr_t)*h);
+    *h = MPI_REQUEST_NULL;
+    if (r->persistent && r->active && !r->done) {
+        /* an active persistent request completes by itself, then goes */
+        r->persistent = 0;
+        r->freed = 1;
+        return MPI_SUCCESS;
+    }
+    if (!r->persistent && !r->done) {
+        r->freed = 1; /* released when the operation completes */
+        return MPI_SUCCESS;
+    }
+    cr_request_release(r);
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_cancel(MPI_Request *h)
+{
+    cr_request *r;
+    int err = lookup(*h, "request", -1, &r);
+    if (err)
+        return err;
+    if (!r)
+        return *h == MPI_REQUEST_NULL ? cr_err(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL") : MPI_SUCCESS;
+    if (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV)
+        return cr_pt2pt_cancel(r);
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_test_cancelled(const MPI_Status *status, int *flag)
+{
+    *flag = status->MPI_internal[2] != 0;
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- status accessors */
+
+int cr_mpi_get_count(const MPI_Status *status, cr_dtype *dt, MPI_Count *count)
+{
+    uint64_t bytes = cr_status_bytes(status);
+    if (dt->size == 0)
+        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else
+        *count = bytes % (uint64_t)dt->size ? MPI_UNDEFINED : (MPI_Count)(bytes / (uint64_t)dt->size);
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_get_elements(const MPI_Status *status, cr_dtype *dt, MPI_Count *count)
+{
+    MPI_Count n = cr_dt_elements(dt, cr_status_bytes(status));
+    *count = n < 0 ? MPI_UNDEFINED : n;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_get_elements_x(const MPI_Status *status, cr_dtype *dt, MPI_Count *count)
+{
+    return cr_mpi_get_elements(status, dt, count);
+}
+
+int cr_mpi_status_set_elements(MPI_Status *status, cr_dtype *dt, MPI_Count count)
+{
+    if (count < 0)
+        return cr_err(MPI_ERR_COUNT, "count=%lld must not be negative", (long long)count);
+    /* Elements of a basic type are whole items; pair types have two elements per item. */
+    cr_status_set_bytes(status, (uint64_t)count * (uint64_t)dt->size / (uint64_t)(dt->nblocks ? dt->nblocks : 1));
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_status_set_elements_x(MPI_Status *status, cr_dtype *dt, MPI_Count count)
+{
+    return cr_mpi_status_set_elements(status, dt, count);
+}
+
+int cr_mpi_status_set_cancelled(MPI_Status *status, int flag)
+{
+    status->MPI_internal[2] = flag != 0;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_status_set_source(MPI_Status *status, int source)
+{
+    status->MPI_SOURCE = source;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_status_set_tag(MPI_Status *status, int tag)
+{
+    status->MPI_TAG = tag;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_status_set_error(MPI_Status *status, int err)
+{
+    status->MPI_ERROR = err;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_status_get_source(const MPI_Status *status, int *source)
+{
+    *source = status->MPI_SOURCE;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_status_get_tag(const MPI_Status *status, int *tag)
+{
+    *tag = status->MPI_TAG;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_status_get_error(const MPI_Status *status, int *err)
+{
+    *err = status->MPI_ERROR;
+    return MPI_SUCCESS;
+}

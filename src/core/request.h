@@ -1,0 +1,121 @@
+/* request.h: requests (the state of one nonblocking, persistent or internal operation), the
+ * status they report, and the progress engine that completes them.
+ *
+ * Invariants:
+ *   - `done` becomes 1 exactly once per activation, when the operation has completed; its
+ *     status is final from then on;
+ *   - a request stays allocated while any layer still needs it: a send freed by the user before
+ *     it completed is released by its completion (`freed`);
+ *   - blocking calls run the same code on a request that lives on their stack (never looked up
+ *     by handle), so the blocking and nonblocking paths cannot drift apart;
+ *   - a request's address is its identity on the wire (rendezvous ids), valid while it lives. */
+#ifndef CR_REQUEST_H
+#define CR_REQUEST_H
+
+#include "handle.h"
+
+struct cr_comm;
+struct cr_dtype;
+struct cr_unexp;
+
+typedef enum {
+    CR_REQ_SEND = 1,
+    CR_REQ_RECV,
+    CR_REQ_DONE, /* an operation that completed when it started (MPI_PROC_NULL, empty) */
+} cr_req_kind;
+
+typedef enum { CR_MODE_STANDARD, CR_MODE_SYNC, CR_MODE_READY, CR_MODE_BUFFERED } cr_send_mode;
+
+typedef struct cr_request {
+    cr_obj obj;
+    uint8_t kind;       /* cr_req_kind */
+    uint8_t persistent; /* made by a *_init call: restarted by MPI_Start, freed by MPI_Request_free */
+    uint8_t active;     /* persistent: started and not yet completed by a wait or test */
+    uint8_t freed;      /* the user freed it while it was running */
+    uint8_t mode;       /* cr_send_mode */
+    uint8_t proto;      /* protocol state, owned by pt2pt */
+    uint8_t cancel;     /* cancellation state, owned by pt2pt */
+    volatile int done;
+    MPI_Status status;
+    struct cr_request *next, *prev; /* posted-receive queue or a pending-send queue */
+    /* the operation */
+    struct cr_comm *comm;
+    uint32_t ctx;     /* matching context: comm->ctx (user traffic) or comm->ctx + 1 (collectives) */
+    void *buf;
+    MPI_Count count;
+    struct cr_dtype *dt;
+    int peer;         /* comm rank: destination, or source (possibly MPI_ANY_SOURCE) */
+    int tag;
+    int world_peer;   /* world rank of the destination (sends), or of the sender once matched */
+    uint64_t bytes;   /* message size */
+    void *tmp;        /* packed data of a non-contiguous buffer, or a buffered send's copy */
+    uint64_t remote;  /* the peer's request id, in rendezvous protocols */
+    uint64_t offset;  /* bytes moved so far, in the pipelined protocol */
+    /* Called when the operation completes, before `done` is visible to waiters: buffered
+     * sends release their buffer space, parts of a compound operation report to their whole. */
+    void (*on_complete)(struct cr_request *r);
+    void *owner;      /* what on_complete works on (a buffer segment, the compound request) */
+    int parts;        /* compound requests: parts still running */
+} cr_request;
+
+void cr_request_setup(void);
+
+static inline cr_request *cr_request_get(MPI_Request h)
+{
+    return (cr_request *)cr_handle_get((uintptr_t)h, CR_KIND_REQUEST);
+}
+
+static inline MPI_Request cr_request_handle(const cr_request *r)
+{
+    return (MPI_Request)(uintptr_t)r->obj.handle;
+}
+
+/* A new request with one reference (the user's handle). NULL when out of memory. */
+cr_request *cr_request_new(cr_req_kind kind);
+/* Drops a reference; releases the request with the last. */
+void cr_request_release(cr_request *r);
+/* Marks the operation complete. A request the user already freed is released. */
+void cr_request_complete(cr_request *r);
+
+/* Status fields MPI leaves to the implementation: the byte count and the cancelled flag, in
+ * MPI_internal (copied with memcpy: the ABI only promises int alignment). */
+static inline void cr_status_set(MPI_Status *s, int source, int tag, uint64_t bytes)
+{
+    s->MPI_SOURCE = source;
+    s->MPI_TAG = tag;
+    s->MPI_ERROR = MPI_SUCCESS;
+    memcpy(&s->MPI_internal[0], &bytes, sizeof bytes);
+    s->MPI_internal[2] = 0;
+}
+
+static inline uint64_t cr_status_bytes(const MPI_Status *s)
+{
+    uint64_t b;
+    memcpy(&b, &s->MPI_internal[0], sizeof b);
+    return b;
+}
+
+static inline void cr_status_set_bytes(MPI_Status *s, uint64_t bytes)
+{
+    memcpy(&s->MPI_internal[0], &bytes, sizeof bytes);
+}
+
+/* The status of an operation with nothing to report (MPI's "empty" status). */
+static inline void cr_status_empty(MPI_Status *s)
+{
+    cr_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+}
+
+/* Progress: delivers what transports have and pushes what waits to be sent. */
+int cr_progress(void);
+/* Makes progress until *flag becomes non-zero, spinning, yielding or sleeping as the machine
+ * allows. */
+void cr_progress_wait(volatile int *flag);
+/* The same for a condition over several things: calls ready(arg) between rounds. */
+void cr_progress_wait_until(bool (*ready)(void *), void *arg);
+
+/* Hooks the progress engine calls every round (pt2pt's pending sends, collective schedules). */
+typedef int cr_progress_hook(void);
+void cr_progress_add_hook(cr_progress_hook *hook);
+
+#endif

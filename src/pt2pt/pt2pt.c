@@ -1,0 +1,683 @@
+/* pt2pt.c: matching and the message protocols (see pt2pt.h).
+ *
+ * Matching state lives per context id: a FIFO of posted receives and a FIFO of unexpected
+ * messages. An arriving message takes the first posted receive that matches it; a posted
+ * receive takes the first unexpected message that matches it. Both queues are in arrival or
+ * posting order and frames from one sender arrive in order, so MPI's non-overtaking rule
+ * holds, wildcards included.
+ *
+ * Sending: a frame goes straight to the transport when nothing waits before it for the same
+ * destination and the transport has room; otherwise it joins that destination's FIFO of
+ * pending frames, which the progress hook drains in order. */
+#include "pt2pt.h"
+
+#include "core/config.h"
+#include "core/error.h"
+#include "core/runtime.h"
+#include "xport/xport.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int64_t eager_max;
+CR_TUNABLE_EX(eager_max, COURIER_EAGER_MAX, CR_TUNE_SIZE, "16K", NULL, 0, 1 << 30,
+              "largest message sent eagerly (copied through the transport); larger ones use rendezvous "
+              "(limited by the transport's frame size)");
+
+_Static_assert(sizeof(cr_penv) == sizeof(cr_xenv), "the pt2pt envelope fills a transport envelope");
+
+/* ----------------------------------------------------------------- matching contexts */
+
+typedef struct match_ctx {
+    cr_request *posted_head, *posted_tail;
+    cr_unexp *unexp_head, *unexp_tail;
+} match_ctx;
+
+static match_ctx **ctxs;
+static uint32_t nctxs;
+
+static match_ctx *ctx_get(uint32_t ctx)
+{
+    if (CR_UNLIKELY(ctx >= nctxs)) {
+        uint32_t n = CR_MAX(ctx + 1, nctxs * 2);
+        match_ctx **grown = realloc(ctxs, n * sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + nctxs, 0, (n - nctxs) * sizeof *grown);
+        ctxs = grown;
+        nctxs = n;
+    }
+    if (CR_UNLIKELY(!ctxs[ctx]))
+        ctxs[ctx] = calloc(1, sizeof(match_ctx));
+    return ctxs[ctx];
+}
+
+static inline bool matches(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == src || want_src == MPI_ANY_SOURCE) && (want_tag == tag || want_tag == MPI_ANY_TAG);
+}
+
+static void posted_append(match_ctx *m, cr_request *r)
+{
+    r->next = NULL;
+    r->prev = m->posted_tail;
+    if (m->posted_tail)
+        m->posted_tail->next = r;
+    else
+        m->posted_head = r;
+    m->posted_tail = r;
+}
+
+static void posted_remove(match_ctx *m, cr_request *r)
+{
+    if (r->prev)
+        r->prev->next = r->next;
+    else
+        m->posted_head = r->next;
+    if (r->next)
+        r->next->prev = r->prev;
+    else
+        m->posted_tail = r->prev;
+    r->next = r->prev = NULL;
+}
+
+static void unexp_append(match_ctx *m, cr_unexp *u)
+{
+    u->next = NULL;
+    u->prev = m->unexp_tail;
+    if (m->unexp_tail)
+        m->unexp_tail->next = u;
+    else
+        m->unexp_head = u;
+    m->unexp_tail = u;
+}
+
+static void unexp_remove(match_ctx *m, cr_unexp *u)
+{
+    if (u->prev)
+        u->prev->next = u->next;
+    else
+        m->unexp_head = u->next;
+    if (u->next)
+        u->next->prev = u->prev;
+    else
+        m->unexp_tail = u->prev;
+}
+
+/* ----------------------------------------------------------------- sending frames */
+
+/* A frame waiting for room towards its destination. `req`, when set, is a send whose protocol
+ * step this is: its data is read when the frame finally goes. */
+typedef struct outq_item {
+    struct outq_item *next;
+    cr_penv env;
+    cr_request *req;
+    uint64_t addr; /* RTS payload */
+} outq_item;
+
+static struct {
+    outq_item **head, **tail; /* per world rank */
+    int busy;                 /* destinations with a non-empty queue */
+} OQ;
+
+static inline bool oq_empty(int dst)
+{
+    return OQ.head[dst] == NULL;
+}
+
+static void oq_push(int dst, const cr_penv *env, cr_request *req, uint64_t addr)
+{
+    outq_item *it = malloc(sizeof *it);
+    if (!it) {
+        fprintf(stderr, "Courier: out of memory queueing a message\n");
+        abort();
+    }
+    *it = (outq_item){NULL, *env, req, addr};
+    if (OQ.head[dst])
+        OQ.tail[dst]->next = it;
+    else {
+        OQ.head[dst] = it;
+        OQ.busy++;
+    }
+    OQ.tail[dst] = it;
+}
+
+static size_t eager_limit(int dst)
+{
+    size_t frame = cr_xport_max_frame(dst);
+    return CR_MIN((size_t)eager_max, frame);
+}
+
+/* Tries to put one frame on the wire. DATA frames send the next chunk of their request. */
+static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
+{
+    switch (env->type) {
+    case P_EAGER: {
+        cr_request *r = req;
+        if (cr_dtype_is_contig(r->dt) || r->bytes == 0)
+            return cr_xport_send(dst, (cr_xenv *)env, (char *)r->buf + r->dt->true_lb, r->bytes, NULL, 0);
+        return cr_xport_send(dst, (cr_xenv *)env, r->tmp, r->bytes, NULL, 0);
+    }
+    case P_RTS:
+        return cr_xport_send(dst, (cr_xenv *)env, &addr, sizeof addr, NULL, 0);
+    case P_DATA: {
+        cr_request *r = req;
+        uint64_t chunk = CR_MIN(r->bytes - r->offset, (uint64_t)cr_xport_max_frame(dst));
+        cr_penv e = *env;
+        e.a = r->offset;
+        const char *src = r->tmp ? (const char *)r->tmp : (const char *)r->buf + r->dt->true_lb;
+        if (!cr_xport_send(dst, (cr_xenv *)&e, src + r->offset, chunk, NULL, 0))
+            return false;
+        r->offset += chunk;
+        return true;
+    }
+    default:
+        return cr_xport_send(dst, (cr_xenv *)env, NULL, 0, NULL, 0);
+    }
+}
+
+static void send_done(cr_request *r);
+
+/* Sends a frame now if its turn has come and there is room, else queues it. */
+static void send_frame(int dst, cr_penv *env, cr_request *req, uint64_t addr)
+{
+    if (oq_empty(dst) && try_send(dst, env, req, addr)) {
+        if (env->type == P_DATA && req->offset < req->bytes)
+            oq_push(dst, env, req, 0); /* the rest of the stream */
+        else if (env->type == P_DATA || (env->type == P_EAGER && !(env->flags & PF_SYNC)))
+            send_done(req);
+        return;
+    }
+    oq_push(dst, env, req, addr);
+}
+
+/* Progress hook: drains the pending frames of every destination, in order. */
+static int oq_progress(void)
+{
+    if (!OQ.busy)
+        return 0;
+    int sent = 0;
+    for (int dst = 0; dst < cr_rt.size; dst++) {
+        outq_item *it;
+        while ((it = OQ.head[dst]) != NULL) {
+            if (!try_send(dst, &it->env, it->req, it->addr))
+                break;
+            sent++;
+            if (it->env.type == P_DATA && it->req->offset < it->req->bytes)
+                continue; /* more chunks of this stream */
+            OQ.head[dst] = it->next;
+            if (!OQ.head[dst])
+                OQ.busy--;
+            if (it->env.type == P_DATA || (it->env.type == P_EAGER && !(it->env.flags & PF_SYNC)))
+                send_done(it->req);
+            free(it);
+        }
+    }
+    return sent;
+}
+
+/* ----------------------------------------------------------------- completion */
+
+/* Cancellation states of a send (r->cancel). */
+enum { CANCEL_NONE, CANCEL_ASKED, CANCEL_ANSWERED, CANCEL_FINISHED_EARLY };
+
+static void send_done(cr_request *r)
+{
+    /* While the receiver has not answered a cancel request, the request must stay alive: the
+     * answer refers to it. Completion waits for the answer. */
+    if (CR_UNLIKELY(r->cancel == CANCEL_ASKED)) {
+        r->cancel = CANCEL_FINISHED_EARLY;
+        return;
+    }
+    if (r->tmp) {
+        free(r->tmp);
+        r->tmp = NULL;
+    }
+    cr_request_complete(r);
+}
+
+static void recv_done(cr_request *r, int src, int tag, uint64_t bytes, uint64_t capacity)
+{
+    cr_status_set(&r->status, src, tag, CR_MIN(bytes, capacity));
+    if (CR_UNLIKELY(bytes > capacity))
+        r->status.MPI_ERROR = cr_err(MPI_ERR_TRUNCATE,
+                                     "a message of %llu bytes from rank %d (tag %d) does not fit the receive buffer "
+                                     "of %llu bytes (count=%lld)",
+                                     (unsigned long long)bytes, src, tag, (unsigned long long)capacity,
+                                     (long long)r->count);
+    if (r->tmp) {
+        free(r->tmp);
+        r->tmp = NULL;
+    }
+    cr_request_complete(r);
+}
+
+static inline uint64_t capacity_of(const cr_request *r)
+{
+    return (uint64_t)r->count * (uint64_t)r->dt->size;
+}
+
+static void control(int dst, uint8_t type, uint64_t a, uint64_t b)
+{
+    cr_penv env = {.type = type, .a = a, .b = b};
+    send_frame(dst, &env, NULL, 0);
+}
+
+/* ----------------------------------------------------------------- receiving */
+
+/* The rendezvous receive: pull the data with one copy, or ask for it to be streamed. */
+static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_t bytes, uint64_t sreq, uint64_t addr)
+{
+    uint64_t cap = capacity_of(r), n = CR_MIN(bytes, cap);
+    r->world_peer = world_src;
+    if (n == 0 || cr_xport_can_read(world_src)) {
+        void *dst = cr_dtype_is_contig(r->dt) ? (char *)r->buf + r->dt->true_lb : (r->tmp = malloc(n));
+        struct iovec l = {dst, n}, rem = {(void *)(uintptr_t)addr, n};
+        if (n == 0 || (dst && cr_xport_read(world_src, &l, 1, &rem, 1) == 0)) {
+            if (r->tmp)
+                cr_dt_unpack(r->buf, r->count, r->dt, 0, r->tmp, n);
+            control(world_src, P_FIN, 0, sreq);
+            recv_done(r, src, tag, bytes, cap);
+            return;
+        }
+        free(r->tmp);
+        r->tmp = NULL;
+    }
+    /* Streamed instead: DATA frames will bring `bytes` bytes (those beyond `cap` are dropped). */
+    r->proto = P_CTS;
+    r->offset = 0;
+    r->bytes = bytes;
+    r->status.MPI_SOURCE = src;
+    r->status.MPI_TAG = tag;
+    control(world_src, P_CTS, (uintptr_t)r, sreq);
+}
+
+static void eager_receive(cr_request *r, const cr_xframe *f, int src, int tag, uint64_t bytes, int flags, uint64_t sreq)
+{
+    uint64_t cap = capacity_of(r), n = CR_MIN(bytes, cap);
+    if (n) {
+        if (cr_dtype_is_contig(r->dt)) {
+            cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb, 0, n);
+        } else if (f->n1 >= n) {
+            cr_dt_unpack(r->buf, r->count, r->dt, 0, f->p1, n);
+        } else {
+            cr_dt_unpack(r->buf, r->count, r->dt, 0, f->p1, f->n1);
+            cr_dt_unpack(r->buf, r->count, r->dt, f->n1, f->p2, n - f->n1);
+        }
+    }
+    if (flags & PF_SYNC)
+        control(f->src, P_ACK, 0, sreq);
+    recv_done(r, src, tag, bytes, cap);
+}
+
+/* A receive took an unexpected message. */
+static void receive_unexp(cr_request *r, cr_unexp *u)
+{
+    if (u->type == P_EAGER) {
+        cr_xframe f = {.src = u->world_src, .len = u->bytes, .p1 = u->data, .n1 = u->bytes};
+        eager_receive(r, &f, u->src, u->tag, u->bytes, u->flags, u->sreq);
+    } else {
+        rndv_receive(r, u->world_src, u->src, u->tag, u->bytes, u->sreq, u->addr);
+    }
+    free(u);
+}
+
+static void on_match_frame(const cr_xframe *f, const cr_penv *env)
+{
+    match_ctx *m = ctx_get(env->ctx);
+    if (CR_UNLIKELY(!m)) {
+        fprintf(stderr, "Courier: out of memory matching a message\n");
+        abort();
+    }
+    for (cr_request *r = m->posted_head; r; r = r->next) {
+        if (!matches(r->peer, r->tag, env->src, env->tag))
+            continue;
+        posted_remove(m, r);
+        if (env->type == P_EAGER) {
+            eager_receive(r, f, env->src, env->tag, env->a, env->flags, env->b);
+        } else {
+            uint64_t addr;
+            cr_xframe_copy(f, &addr, 0, sizeof addr);
+            rndv_receive(r, f->src, env->src, env->tag, env->a, env->b, addr);
+        }
+        return;
+    }
+    size_t keep = env->type == P_EAGER ? f->len : 0;
+    cr_unexp *u = malloc(sizeof *u + keep);
+    if (!u) {
+        fprintf(stderr, "Courier: out of memory storing an unexpected message of %zu bytes\n", keep);
+        abort();
+    }
+    *u = (cr_unexp){.src = env->src, .tag = env->tag, .world_src = f->src, .type = env->type,
+                    .flags = env->flags, .bytes = env->a, .sreq = env->b};
+    if (keep)
+        cr_xframe_copy(f, u->data, 0, keep);
+    if (env->type == P_RTS)
+        cr_xframe_copy(f, &u->addr, 0, sizeof u->addr);
+    unexp_append(m, u);
+}
+
+static void on_cancel(const cr_xframe *f, const cr_penv *env)
+{
+    match_ctx *m = ctx_get(env->ctx);
+    uint64_t done = 0;
+    for (cr_unexp *u = m ? m->unexp_head : NULL; u; u = u->next) {
+        if (u->world_src == f->src && u->sreq == env->b) {
+            unexp_remove(m, u);
+            free(u);
+            done = 1;
+            break;
+        }
+    }
+    control(f->src, P_CANCEL_RESP, done, env->b);
+}
+
+static void on_frame(const cr_xframe *f)
+{
+    const cr_penv *env = (const cr_penv *)f->env;
+    switch (env->type) {
+    case P_EAGER:
+    case P_RTS:
+        on_match_frame(f, env);
+        break;
+    case P_FIN:
+    case P_ACK:
+        send_done((cr_request *)(uintptr_t)env->b);
+        break;
+    case P_CTS: {
+        cr_request *r = (cr_request *)(uintptr_t)env->b;
+        cr_penv d = {.type = P_DATA, .b = env->a};
+        r->offset = 0;
+        send_frame(f->src, &d, r, 0);
+        break;
+    }
+    case P_DATA: {
+        cr_request *r = (cr_request *)(uintptr_t)env->b;
+        uint64_t cap = capacity_of(r), off = env->a, end = off + f->len;
+        if (off < cap) { /* bytes past the buffer (truncation) are dropped */
+            uint64_t n = CR_MIN(end, cap) - off;
+            if (cr_dtype_is_contig(r->dt)) {
+                cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb + off, 0, n);
+            } else {
+                char *tmp = malloc(n);
+                cr_xframe_copy(f, tmp, 0, n);
+                cr_dt_unpack(r->buf, r->count, r->dt, off, tmp, n);
+                free(tmp);
+            }
+        }
+        r->offset = end;
+        if (end == r->bytes)
+            recv_done(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes, cap);
+        break;
+    }
+    case P_CANCEL:
+        on_cancel(f, env);
+        break;
+    case P_CANCEL_RESP: {
+        cr_request *r = (cr_request *)(uintptr_t)env->b;
+        bool finished = r->cancel == CANCEL_FINISHED_EARLY;
+        r->cancel = CANCEL_ANSWERED;
+        if (env->a) /* the receiver dropped the message: the send is cancelled */
+            r->status.MPI_internal[2] = 1;
+        if (env->a || finished)
+            send_done(r);
+        /* else: it matched and its data is still moving; normal completion follows */
+        break;
+    }
+    }
+}
+
+/* ----------------------------------------------------------------- starting operations */
+
+void cr_pt2pt_prepare(cr_request *r, int kind, const void *buf, MPI_Count count, cr_dtype *dt, int peer, int tag,
+                      cr_comm *comm, uint32_t ctx, int mode)
+{
+    r->kind = (uint8_t)kind;
+    r->buf = (void *)buf;
+    r->count = count;
+    r->dt = dt;
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = comm;
+    r->ctx = ctx;
+    r->mode = (uint8_t)mode;
+}
+
+int cr_pt2pt_send_start(cr_request *r)
+{
+    r->done = 0;
+    r->proto = 0;
+    r->cancel = 0;
+    r->tmp = NULL;
+    r->next = r->prev = NULL;
+    cr_status_empty(&r->status);
+    if (r->peer == MPI_PROC_NULL) {
+        cr_status_set(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+        cr_request_complete(r);
+        return MPI_SUCCESS;
+    }
+    cr_comm *c = r->comm;
+    int dst = cr_comm_world_rank(c, r->peer);
+    r->world_peer = dst;
+    r->bytes = (uint64_t)r->count * (uint64_t)r->dt->size;
+    bool contig = cr_dtype_is_contig(r->dt);
+    cr_penv env = {.ctx = r->ctx, .src = c->rank, .tag = r->tag, .a = r->bytes, .b = (uintptr_t)r};
+    if (r->bytes <= eager_limit(dst)) {
+        env.type = P_EAGER;
+        env.flags = r->mode == CR_MODE_SYNC ? PF_SYNC : 0;
+        r->proto = P_EAGER;
+        if (!contig && r->bytes) {
+            r->tmp = malloc(r->bytes);
+            if (!r->tmp)
+                return cr_err(MPI_ERR_NO_MEM, "out of memory packing a %llu-byte message", (unsigned long long)r->bytes);
+            cr_dt_pack(r->buf, r->count, r->dt, 0, r->tmp, r->bytes);
+        }
+        send_frame(dst, &env, r, 0);
+        return MPI_SUCCESS;
+    }
+    /* Rendezvous: the data must stay where the receiver can read it until FIN. */
+    env.type = P_RTS;
+    r->proto = P_RTS;
+    uint64_t addr = (uintptr_t)((char *)r->buf + r->dt->true_lb);
+    if (!contig) {
+        r->tmp = malloc(r->bytes);
+        if (!r->tmp)
+            return cr_err(MPI_ERR_NO_MEM, "out of memory packing a %llu-byte message", (unsigned long long)r->bytes);
+        cr_dt_pack(r->buf, r->count, r->dt, 0, r->tmp, r->bytes);
+        addr = (uintptr_t)r->tmp;
+    }
+    send_frame(dst, &env, r, addr);
+    return MPI_SUCCESS;
+}
+
+int cr_pt2pt_recv_post(cr_request *r)
+{
+    r->done = 0;
+    r->proto = 0;
+    r->cancel = 0;
+    r->tmp = NULL;
+    r->next = r->prev = NULL;
+    if (r->peer == MPI_PROC_NULL) {
+        cr_status_set(&r->status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+        cr_request_complete(r);
+        return MPI_SUCCESS;
+    }
+    match_ctx *m = ctx_get(r->ctx);
+    if (!m)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory posting a receive");
+    for (cr_unexp *u = m->unexp_head; u; u = u->next) {
+        if (matches(r->peer, r->tag, u->src, u->tag)) {
+            unexp_remove(m, u);
+            receive_unexp(r, u);
+            return MPI_SUCCESS;
+        }
+    }
+    posted_append(m, r);
+    return MPI_SUCCESS;
+}
+
+void cr_pt2pt_recv_message(cr_request *r, cr_unexp *u)
+{
+    r->done = 0;
+    r->tmp = NULL;
+    r->cancel = 0;
+    receive_unexp(r, u);
+}
+
+cr_unexp *cr_pt2pt_probe(cr_comm *comm, uint32_t ctx, int source, int tag, bool take)
+{
+    (void)comm;
+    match_ctx *m = ctx < nctxs ? ctxs[ctx] : NULL;
+    for (cr_unexp *u = m ? m->unexp_head : NULL; u; u = u->next) {
+        if (matches(source, tag, u->src, u->tag)) {
+            if (take)
+                unexp_remove(m, u);
+            return u;
+        }
+    }
+    return NULL;
+}
+
+void cr_pt2pt_unexp_free(cr_unexp *u)
+{
+    free(u);
+}
+
+void cr_pt2pt_unexp_status(const cr_unexp *u, MPI_Status *status)
+{
+    cr_status_set(status, u->src, u->tag, u->bytes);
+}
+
+int cr_pt2pt_cancel(cr_request *r)
+{
+    if (r->done)
+        return MPI_SUCCESS;
+    if (r->kind == CR_REQ_RECV) {
+        match_ctx *m = r->ctx < nctxs ? ctxs[r->ctx] : NULL;
+        for (cr_request *p = m ? m->posted_head : NULL; p; p = p->next) {
+            if (p == r) {
+                posted_remove(m, r);
+                cr_status_empty(&r->status);
+                r->status.MPI_internal[2] = 1;
+                cr_request_complete(r);
+                break;
+            }
+        }
+        return MPI_SUCCESS;
+    }
+    /* A send not yet on the wire is simply withdrawn. */
+    int dst = r->world_peer;
+    for (outq_item **it = &OQ.head[dst]; *it; it = &(*it)->next) {
+        if ((*it)->req == r && ((*it)->env.type == P_EAGER || (*it)->env.type == P_RTS)) {
+            outq_item *gone = *it;
+            *it = gone->next;
+            if (OQ.tail[dst] == gone) {
+                OQ.tail[dst] = OQ.head[dst];
+                while (OQ.tail[dst] && OQ.tail[dst]->next)
+                    OQ.tail[dst] = OQ.tail[dst]->next;
+            }
+            if (!OQ.head[dst])
+                OQ.busy--;
+            free(gone);
+            r->status.MPI_internal[2] = 1;
+            send_done(r);
+            return MPI_SUCCESS;
+        }
+    }
+    /* On the wire, not yet matched (a rendezvous or a synchronous eager send): ask the
+     * receiver to drop it. The answer completes the request, cancelled or not. */
+    if ((r->proto == P_RTS || (r->proto == P_EAGER && r->mode == CR_MODE_SYNC)) && r->cancel == CANCEL_NONE) {
+        r->cancel = CANCEL_ASKED;
+        cr_penv env = {.ctx = r->ctx, .type = P_CANCEL, .b = (uintptr_t)r};
+        send_frame(dst, &env, NULL, 0);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- blocking helpers */
+
+int cr_pt2pt_send(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx,
+                  int mode)
+{
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    /* The fast path: a small contiguous message, nothing queued before it, room to send. */
+    int dst = cr_comm_world_rank(comm, dest);
+    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
+    if (CR_LIKELY(mode != CR_MODE_SYNC && cr_dtype_is_contig(dt) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
+                  bytes <= cr_xport_max_frame(dst))) {
+        cr_penv env = {.ctx = ctx, .src = comm->rank, .tag = tag, .type = P_EAGER, .a = bytes};
+        if (cr_xport_send(dst, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
+            return MPI_SUCCESS;
+    }
+    cr_request r = {0};
+    cr_pt2pt_prepare(&r, CR_REQ_SEND, buf, count, dt, dest, tag, comm, ctx, mode);
+    int err = cr_pt2pt_send_start(&r);
+    if (err)
+        return err;
+    cr_progress_wait(&r.done);
+    return r.status.MPI_ERROR;
+}
+
+int cr_pt2pt_recv(void *buf, MPI_Count count, cr_dtype *dt, int source, int tag, cr_comm *comm, uint32_t ctx,
+                  MPI_Status *status)
+{
+    cr_request r = {0};
+    cr_pt2pt_prepare(&r, CR_REQ_RECV, buf, count, dt, source, tag, comm, ctx, CR_MODE_STANDARD);
+    int err = cr_pt2pt_recv_post(&r);
+    if (err)
+        return err;
+    cr_progress_wait(&r.done);
+    if (status)
+        *status = r.status;
+    return r.status.MPI_ERROR;
+}
+
+/* ----------------------------------------------------------------- life cycle */
+
+void cr_pt2pt_calls_setup(void);
+
+void cr_pt2pt_setup(void)
+{
+    cr_pt2pt_calls_setup();
+}
+
+int cr_pt2pt_init(void)
+{
+    OQ.head = calloc((size_t)cr_rt.size, sizeof *OQ.head);
+    OQ.tail = calloc((size_t)cr_rt.size, sizeof *OQ.tail);
+    if (!OQ.head || !OQ.tail)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %d send queues", cr_rt.size);
+    cr_xport_set_handler(on_frame);
+    cr_progress_add_hook(oq_progress);
+    return MPI_SUCCESS;
+}
+
+/* Before the transports close: everything this process sent must have left (a frame still
+ * queued here would be lost). */
+static bool queues_empty(void *arg)
+{
+    (void)arg;
+    return OQ.busy == 0;
+}
+
+void cr_pt2pt_finalize(void)
+{
+    cr_progress_wait_until(queues_empty, NULL);
+    for (uint32_t c = 0; c < nctxs; c++) {
+        if (!ctxs[c])
+            continue;
+        while (ctxs[c]->unexp_head) {
+            cr_unexp *u = ctxs[c]->unexp_head;
+            ctxs[c]->unexp_head = u->next;
+            free(u);
+        }
+        free(ctxs[c]);
+    }
+    free(ctxs);
+    ctxs = NULL;
+    nctxs = 0;
+    free(OQ.head);
+    free(OQ.tail);
+    OQ.head = OQ.tail = NULL;
+}

@@ -1,0 +1,83 @@
+/* pt2pt.h: point-to-point messaging: matching, the eager and rendezvous protocols, send modes,
+ * buffered sends; used by the MPI calls of chapter 3, by request completion, and by the
+ * collectives (which use it on each communicator's collective context).
+ *
+ * Protocols (the envelope `cr_penv` rides in every transport frame):
+ *   eager       EAGER {ctx, src, tag, bytes} + data. Synchronous sends set SYNC and wait for
+ *               the receiver's ACK, sent when the message matches.
+ *   rendezvous  RTS {ctx, src, tag, bytes, sender request} + the sender's data address.
+ *               When it matches, the receiver copies the data straight out of the sender's
+ *               memory (cr_xport_read: one copy), then sends FIN; the sender completes on FIN.
+ *               Where that is impossible, the receiver sends CTS instead and the sender
+ *               streams the data in DATA frames.
+ *   cancel      CANCEL asks the receiver to drop an unmatched message; CANCEL_RESP answers.
+ * Frames between two processes arrive in order, which gives MPI's non-overtaking rule. */
+#ifndef CR_PT2PT_H
+#define CR_PT2PT_H
+
+#include "comm/comm.h"
+#include "core/request.h"
+#include "dt/dtype.h"
+
+enum { P_EAGER = 1, P_RTS, P_FIN, P_ACK, P_CTS, P_DATA, P_CANCEL, P_CANCEL_RESP };
+enum { PF_SYNC = 1 };
+
+typedef struct cr_penv {
+    uint32_t ctx;
+    int32_t src;  /* rank of the sender in the communicator */
+    int32_t tag;
+    uint8_t type;
+    uint8_t flags;
+    uint16_t pad;
+    uint64_t a;   /* EAGER, RTS: message bytes; CTS: receiver request; DATA: offset;
+                   * CANCEL_RESP: 1 when cancelled */
+    uint64_t b;   /* the sender's request (sync EAGER, RTS, FIN, ACK, CTS, CANCEL*);
+                   * DATA: the receiver's request */
+} cr_penv;
+
+/* A message that arrived before its receive was posted. */
+typedef struct cr_unexp {
+    struct cr_unexp *next, *prev;
+    int src, tag, world_src;
+    uint8_t type, flags;
+    uint64_t bytes;
+    uint64_t sreq;
+    uint64_t addr; /* RTS: the data's address in the sender */
+    char data[];   /* EAGER: the data */
+} cr_unexp;
+
+void cr_pt2pt_setup(void);
+int cr_pt2pt_init(void);
+void cr_pt2pt_finalize(void);
+
+/* Starts a send: r has kind SEND and comm, buf, count, dt, peer (destination), tag, mode set.
+ * Completion is reported through r (done, status). */
+int cr_pt2pt_send_start(cr_request *r);
+/* Posts a receive: r has kind RECV and comm, buf, count, dt, peer (source), tag set. */
+int cr_pt2pt_recv_post(cr_request *r);
+/* Receives a message taken by MPI_Mprobe into r (kind RECV, with buf, count, dt set). */
+void cr_pt2pt_recv_message(cr_request *r, cr_unexp *u);
+/* MPI_Cancel of an active send or receive. */
+int cr_pt2pt_cancel(cr_request *r);
+
+/* Looks for a matching unexpected message; with `take`, removes it from the queue. */
+cr_unexp *cr_pt2pt_probe(cr_comm *comm, uint32_t ctx, int source, int tag, bool take);
+void cr_pt2pt_unexp_free(cr_unexp *u);
+/* The status a probe reports for an unexpected message. */
+void cr_pt2pt_unexp_status(const cr_unexp *u, MPI_Status *status);
+
+/* Blocking helpers shared by the MPI calls and the collectives. */
+int cr_pt2pt_send(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx,
+                  int mode);
+int cr_pt2pt_recv(void *buf, MPI_Count count, cr_dtype *dt, int source, int tag, cr_comm *comm, uint32_t ctx,
+                  MPI_Status *status);
+
+/* Fills a request for a send or receive on `ctx` (comm->ctx for users, comm->ctx + 1 for
+ * collectives). */
+void cr_pt2pt_prepare(cr_request *r, int kind, const void *buf, MPI_Count count, cr_dtype *dt, int peer, int tag,
+                      cr_comm *comm, uint32_t ctx, int mode);
+
+/* Buffered sends (bsend.c). */
+int cr_bsend_start(cr_request *r);
+
+#endif

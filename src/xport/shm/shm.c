@@ -1,0 +1,442 @@
+/* shm.c: the shared-memory transport.
+ *
+ * One segment per node, created by the node's first process as an anonymous memory file
+ * (memfd): it never has a name in /dev/shm, so no crash, kill or missed cleanup can leave one
+ * behind. The others open it through /proc/<pid>/fd/<fd> (the PMI key-value space carries
+ * pid and fd) and map it.
+ *
+ * Layout: a header, one `shm_proc` per process (its pid and its doorbell), then one ring per
+ * ordered pair of processes (sender, receiver).
+ *
+ * A ring is a single-producer single-consumer byte ring of 64-byte cells. A frame occupies
+ * whole cells: a 40-byte header (commit word, length, the 32-byte envelope) and its payload,
+ * contiguous except where it wraps around the end of the ring. The sender writes the payload,
+ * then the header's commit word `seq` with release order; the receiver polls the commit word of
+ * the cell at its read position with acquire order. `seq` counts frames from 1, so a stale cell
+ * never looks committed, with one caveat handled in send(): a cell that held *payload* in the
+ * previous lap may hold any bytes, so before committing a frame the sender zeroes the commit
+ * word of the cell where the next frame will start (when that cell is free; when it is not, it
+ * is the header of an older frame, whose seq cannot match).
+ * The receiver publishes how many cells it consumed (`tail`) after each frame; the sender
+ * reads it only when its cached copy says the ring is full.
+ *
+ * Waiting: when ranks outnumber cores ("sleep mode"), an idle process announces `sleeping`,
+ * re-checks its rings and sleeps on its doorbell futex; a sender that commits a frame checks
+ * the receiver's `sleeping` after a full fence and rings the bell (Dekker-style: no lost
+ * wake-up). Receivers ring a sleeping sender after freeing ring space. Without oversubscription
+ * nobody sleeps and senders skip the fence. */
+#include "shm.h"
+
+#include "core/base.h"
+#include "core/config.h"
+#include "pmi/pmi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SHM_MAGIC 0x31726569726f43ull /* "Courier1" */
+#define CELL 64
+#define HDR_BYTES 40
+
+static int64_t tune_ring_size, tune_cma, tune_wait;
+CR_TUNABLE(tune_ring_size, COURIER_SHM_RING_SIZE, CR_TUNE_SIZE, "0",
+           "bytes of each shared-memory ring between two processes (a power of two, 8K..64M); 0 picks by process count");
+CR_TUNABLE(tune_cma, COURIER_SHM_CMA, CR_TUNE_BOOL, "1",
+           "move large messages with one copy through cross-memory attach (process_vm_readv); 0 copies them through the rings");
+CR_TUNABLE_EX(tune_wait, COURIER_WAIT, CR_TUNE_CHOICE, "auto", "auto|spin|sleep", 0, 2,
+              "how a waiting process waits: spin (poll, yielding now and then), sleep (poll briefly, then sleep until a peer "
+              "sends), or auto (sleep when processes outnumber cores)");
+
+typedef struct shm_header {
+    uint64_t magic;
+    uint32_t nlocal;
+    uint32_t pad;
+    uint64_t ring_bytes;
+    uint64_t procs_off, ctrl_off, rings_off, total;
+    _Alignas(CELL) atomic_uint attached; /* processes that mapped the segment */
+} shm_header;
+
+typedef struct shm_proc {
+    _Alignas(CELL) int32_t pid;
+    int32_t world_rank;
+    _Alignas(CELL) atomic_uint bell; /* futex word: peers increment it to wake us */
+    atomic_uint sleeping;
+} shm_proc;
+
+typedef struct shm_ctrl {
+    _Alignas(CELL) _Atomic uint64_t tail; /* cells consumed, written by the receiver */
+} shm_ctrl;
+
+typedef struct frame_hdr {
+    _Atomic uint32_t seq;
+    uint32_t len;
+    cr_xenv env;
+} frame_hdr;
+
+_Static_assert(sizeof(shm_proc) == 2 * CELL, "shm_proc is two cache lines");
+_Static_assert(sizeof(shm_ctrl) == CELL, "shm_ctrl is one cache line");
+_Static_assert(sizeof(frame_hdr) == HDR_BYTES, "frame header layout");
+_Static_assert(offsetof(frame_hdr, env) == 8, "frame header layout");
+
+typedef struct out_ring {
+    char *cells;
+    shm_ctrl *ctrl;
+    shm_proc *peer;
+    uint64_t head, tail_cache;
+    uint32_t seq;
+} out_ring;
+
+typedef struct in_ring {
+    char *cells;
+    shm_ctrl *ctrl;
+    shm_proc *peer;
+    uint64_t pos;
+    uint32_t seq;
+    int world_src;
+} in_ring;
+
+static struct {
+    char *base;
+    size_t size;
+    int fd; /* the memfd, kept open by its creator until finalize so peers can open it */
+    int me, n;
+    uint64_t ncells, mask; /* cells per ring, ncells - 1 */
+    size_t ring_bytes;
+    shm_proc *procs;
+    out_ring *out;
+    in_ring *in;
+    bool sleep_mode;
+    bool cma_ok;
+    int poll_start;
+} S = {.fd = -1};
+
+static size_t pow2_floor(size_t x)
+{
+    size_t p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+/* Rings shrink as process counts grow, so a node's total stays bounded (untouched pages of the
+ * memfd cost nothing; touched ones are memory). */
+static size_t pick_ring_bytes(int n)
+{
+    if (tune_ring_size)
+        return (size_t)tune_ring_size;
+    size_t pairs = (size_t)n * (size_t)(n - 1);
+    size_t r = pow2_floor((256u << 20) / (pairs ? pairs : 1));
+    return CR_MAX((size_t)16384, CR_MIN(r, (size_t)(256 << 10)));
+}
+
+static int online_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static int futex(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)
+{
+    return (int)syscall(SYS_futex, (unsigned *)addr, op, val, ts, NULL, 0);
+}
+
+static void ring_bell(shm_proc *p)
+{
+    atomic_fetch_add_explicit(&p->bell, 1, memory_order_relaxed);
+    futex(&p->bell, FUTEX_WAKE, 1, NULL);
+}
+
+int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t cap)
+{
+    S.me = me;
+    S.n = n;
+    if (n <= 1)
+        return 0;
+    if (tune_ring_size && (tune_ring_size & (tune_ring_size - 1) || tune_ring_size < 8192 || tune_ring_size > (64 << 20)))
+        return snprintf(why, cap, "COURIER_SHM_RING_SIZE=%lld is not a power of two from 8K to 64M",
+                        (long long)tune_ring_size), -1;
+    S.ring_bytes = pick_ring_bytes(n);
+    S.ncells = S.ring_bytes / CELL;
+    S.mask = S.ncells - 1;
+    size_t procs_off = (sizeof(shm_header) + CELL - 1) & ~(size_t)(CELL - 1);
+    size_t ctrl_off = procs_off + (size_t)n * sizeof(shm_proc);
+    size_t rings_off = (ctrl_off + (size_t)n * n * sizeof(shm_ctrl) + 4095) & ~(size_t)4095;
+    size_t total = rings_off + (size_t)n * n * S.ring_bytes;
+    S.size = total;
+
+    char key[64], val[128];
+    snprintf(key, sizeof key, "cr-shm-%d", local_world_ranks[0]);
+    if (me == 0) {
+        S.fd = memfd_create("courier-shm", MFD_CLOEXEC);
+        if (S.fd < 0 || ftruncate(S.fd, (off_t)total) != 0)
+            return snprintf(why, cap, "cannot create a %zu-byte shared memory file: %s", total, strerror(errno)), -1;
+        S.base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, S.fd, 0);
+        if (S.base == MAP_FAILED)
+            return snprintf(why, cap, "cannot map shared memory: %s", strerror(errno)), -1;
+        shm_header *h = (shm_header *)S.base;
+        h->magic = SHM_MAGIC;
+        h->nlocal = (uint32_t)n;
+        h->ring_bytes = S.ring_bytes;
+        h->procs_off = procs_off;
+        h->ctrl_off = ctrl_off;
+        h->rings_off = rings_off;
+        h->total = total;
+        snprintf(val, sizeof val, "%d:%d:%zu", (int)getpid(), S.fd, total);
+        if (cr_pmi_put(key, val))
+            return snprintf(why, cap, "cannot publish the shared memory segment through PMI"), -1;
+    }
+    if (cr_pmi_barrier())
+        return snprintf(why, cap, "the PMI barrier of shared-memory start-up failed"), -1;
+    if (me != 0) {
+        int pid, fd;
+        size_t size;
+        char path[64];
+        if (cr_pmi_get(key, val, sizeof val) || sscanf(val, "%d:%d:%zu", &pid, &fd, &size) != 3 || size != total)
+            return snprintf(why, cap, "the shared memory segment of this node is not in the PMI key-value space"), -1;
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+        int myfd = open(path, O_RDWR | O_CLOEXEC);
+        if (myfd < 0)
+            return snprintf(why, cap, "cannot open the node's shared memory through %s: %s", path, strerror(errno)), -1;
+        S.base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, myfd, 0);
+        close(myfd);
+        if (S.base == MAP_FAILED)
+            return snprintf(why, cap, "cannot map shared memory: %s", strerror(errno)), -1;
+        if (((shm_header *)S.base)->magic != SHM_MAGIC)
+            return snprintf(why, cap, "the shared memory segment is not Courier's"), -1;
+    }
+    atomic_fetch_add(&((shm_header *)S.base)->attached, 1);
+    S.procs = (shm_proc *)(S.base + procs_off);
+    S.procs[me].pid = (int32_t)getpid();
+    S.procs[me].world_rank = local_world_ranks[me];
+    S.out = calloc((size_t)n, sizeof *S.out);
+    S.in = calloc((size_t)n, sizeof *S.in);
+    if (!S.out || !S.in)
+        return snprintf(why, cap, "out of memory"), -1;
+    shm_ctrl *ctrl = (shm_ctrl *)(S.base + ctrl_off);
+    for (int p = 0; p < n; p++) {
+        size_t to = (size_t)me * n + p, from = (size_t)p * n + me;
+        S.out[p] = (out_ring){S.base + rings_off + to * S.ring_bytes, &ctrl[to], &S.procs[p], 0, 0, 0};
+        S.in[p] = (in_ring){S.base + rings_off + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, 1,
+                            local_world_ranks[p]};
+    }
+    S.sleep_mode = tune_wait == 2 || (tune_wait == 0 && n > online_cpus());
+    S.cma_ok = tune_cma != 0;
+    return 0;
+}
+
+void cr_shm_finalize(void)
+{
+    /* The creator's memfd is how the others reach the segment: it stays open until every one
+     * of them has mapped it (a quick job could otherwise finish before a peer got there). */
+    while (S.fd >= 0 && S.base && atomic_load(&((shm_header *)S.base)->attached) < (unsigned)S.n)
+        sched_yield();
+    if (S.base)
+        munmap(S.base, S.size);
+    if (S.fd >= 0)
+        close(S.fd);
+    free(S.out);
+    free(S.in);
+    S.base = NULL;
+    S.fd = -1;
+    S.out = NULL;
+    S.in = NULL;
+}
+
+size_t cr_shm_max_frame(void)
+{
+    return S.ring_bytes / 4 - HDR_BYTES;
+}
+
+bool cr_shm_sleep_mode(void)
+{
+    return S.sleep_mode;
+}
+
+bool cr_shm_can_read(void)
+{
+    return S.cma_ok;
+}
+
+static inline uint64_t cells_for(size_t len)
+{
+    return (HDR_BYTES + len + CELL - 1) / CELL;
+}
+
+/* Copies `len` bytes into the ring at byte offset `off` (mod ring size); returns the new offset. */
+static inline size_t ring_put(char *cells, size_t off, const void *src, size_t len, size_t ring_bytes)
+{
+    size_t first = CR_MIN(len, ring_bytes - off);
+    memcpy(cells + off, src, first);
+    if (len > first)
+        memcpy(cells, (const char *)src + first, len - first);
+    off += len;
+    return off >= ring_bytes ? off - ring_bytes : off;
+}
+
+bool cr_shm_send(int peer, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
+{
+    out_ring *o = &S.out[peer];
+    size_t len = n1 + n2;
+    uint64_t need = cells_for(len);
+    /* Room for the frame, plus (when possible) the next header to clear. */
+    if (o->head + need - o->tail_cache > S.ncells) {
+        o->tail_cache = atomic_load_explicit(&o->ctrl->tail, memory_order_acquire);
+        if (o->head + need - o->tail_cache > S.ncells)
+            return false;
+    }
+    size_t start = (size_t)(o->head & S.mask) * CELL;
+    frame_hdr *h = (frame_hdr *)(o->cells + start);
+    h->len = (uint32_t)len;
+    h->env = *env;
+    size_t off = start + HDR_BYTES;
+    if (n1)
+        off = ring_put(o->cells, off, p1, n1, S.ring_bytes);
+    if (n2)
+        ring_put(o->cells, off, p2, n2, S.ring_bytes);
+    uint64_t next = o->head + need;
+    if (next - o->tail_cache < S.ncells)
+        atomic_store_explicit(&((frame_hdr *)(o->cells + (next & S.mask) * CELL))->seq, 0, memory_order_relaxed);
+    atomic_store_explicit(&h->seq, ++o->seq, memory_order_release);
+    o->head = next;
+    if (S.sleep_mode) {
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&o->peer->sleeping, memory_order_relaxed))
+            ring_bell(o->peer);
+    }
+    return true;
+}
+
+/* Delivers the frames waiting in one ring; returns how many. */
+static int drain(in_ring *r, cr_xport_handler *handler)
+{
+    int got = 0;
+    for (;;) {
+        frame_hdr *h = (frame_hdr *)(r->cells + (r->pos & S.mask) * CELL);
+        if (atomic_load_explicit(&h->seq, memory_order_acquire) != r->seq)
+            break;
+        size_t off = (size_t)(r->pos & S.mask) * CELL + HDR_BYTES;
+        if (off >= S.ring_bytes)
+            off -= S.ring_bytes;
+        size_t len = h->len;
+        cr_xframe f = {.src = r->world_src, .env = &h->env, .len = len, .p1 = r->cells + off,
+                       .n1 = CR_MIN(len, S.ring_bytes - off), .p2 = r->cells};
+        handler(&f);
+        r->pos += cells_for(len);
+        r->seq++;
+        atomic_store_explicit(&r->ctrl->tail, r->pos, memory_order_release);
+        got++;
+    }
+    if (got && S.sleep_mode) {
+        /* The sender may be asleep waiting for room in this ring. */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&r->peer->sleeping, memory_order_relaxed))
+            ring_bell(r->peer);
+    }
+    return got;
+}
+
+int cr_shm_poll(cr_xport_handler *handler)
+{
+    int got = 0, n = S.n;
+    if (n <= 1)
+        return 0;
+    /* Start at a different peer each time, so a chatty peer cannot starve the others. */
+    int start = S.poll_start = S.poll_start + 1 < n ? S.poll_start + 1 : 0;
+    for (int k = 0; k < n; k++) {
+        int p = start + k < n ? start + k : start + k - n;
+        if (p != S.me)
+            got += drain(&S.in[p], handler);
+    }
+    return got;
+}
+
+static bool anything_pending(void)
+{
+    for (int p = 0; p < S.n; p++) {
+        in_ring *r = &S.in[p];
+        if (p != S.me &&
+            atomic_load_explicit(&((frame_hdr *)(r->cells + (r->pos & S.mask) * CELL))->seq, memory_order_acquire) ==
+                r->seq)
+            return true;
+    }
+    return false;
+}
+
+void cr_shm_sleep(void)
+{
+    if (S.n <= 1) {
+        sched_yield();
+        return;
+    }
+    shm_proc *me = &S.procs[S.me];
+    unsigned bell = atomic_load_explicit(&me->bell, memory_order_relaxed);
+    atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!anything_pending()) {
+        /* The timeout is a safety net only: every frame rings the bell of a sleeper. */
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        futex(&me->bell, FUTEX_WAIT, bell, &ts);
+    }
+    atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+}
+
+/* One copy from a peer's memory to ours. process_vm_readv may copy less than asked (large
+ * transfers, page faults on the far side); continue from where it stopped. */
+int cr_shm_read(int peer, const struct iovec *liov, int nl, const struct iovec *riov, int nr)
+{
+    if (!S.cma_ok)
+        return -1;
+    struct iovec l[64], r[64];
+    if (nl > 64 || nr > 64)
+        return -1;
+    memcpy(l, liov, (size_t)nl * sizeof *l);
+    memcpy(r, riov, (size_t)nr * sizeof *r);
+    struct iovec *lp = l, *rp = r;
+    size_t left = 0;
+    for (int i = 0; i < nl; i++)
+        left += l[i].iov_len;
+    pid_t pid = S.procs[peer].pid;
+    while (left) {
+        ssize_t got = process_vm_readv(pid, lp, (unsigned long)nl, rp, (unsigned long)nr, 0);
+        if (got <= 0) {
+            if (got < 0 && errno == EINTR)
+                continue;
+            S.cma_ok = false; /* not allowed here (ptrace policy, seccomp): never try again */
+            return -1;
+        }
+        left -= (size_t)got;
+        for (size_t g = (size_t)got; g;) { /* advance both vectors by `got` bytes */
+            size_t a = CR_MIN(g, lp->iov_len);
+            lp->iov_base = (char *)lp->iov_base + a;
+            lp->iov_len -= a;
+            g -= a;
+            if (!lp->iov_len && nl > 1) {
+                lp++;
+                nl--;
+            }
+        }
+        for (size_t g = (size_t)got; g;) {
+            size_t a = CR_MIN(g, rp->iov_len);
+            rp->iov_base = (char *)rp->iov_base + a;
+            rp->iov_len -= a;
+            g -= a;
+            if (!rp->iov_len && nr > 1) {
+                rp++;
+                nr--;
+            }
+        }
+    }
+    return 0;
+}
