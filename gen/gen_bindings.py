@@ -57,8 +57,16 @@ def load_overrides():
     return table
 
 
+def separate_forms(func):
+    """Procedures taking a function whose type differs between the int and MPI_Count forms
+    (MPI_Op_create takes MPI_User_function or MPI_User_function_c) need one implementation per
+    form: the binding cannot turn one function type into the other."""
+    return any(p.kind == "POLYFUNCTION" for p in func.params)
+
+
 def impl_name(func, opts):
-    return opts.get("impl", "cr_mpi_" + func.base[len("MPI_"):].lower())
+    name = opts.get("impl", "cr_mpi_" + func.base[len("MPI_"):].lower())
+    return name + "_c" if func.large and separate_forms(func) else name
 
 
 def twin_of(funcs, f):
@@ -75,7 +83,7 @@ def is_handle_in(p, opts):
 
 def impl_params(funcs, f, opts):
     """The implementation's parameters: (C declaration, how the binding passes it)."""
-    big = twin_of(funcs, f)
+    big = f if separate_forms(f) else twin_of(funcs, f)
     out = []
     for p, q in zip(f.params, big.params):
         if p.kind == "VARARGS":
@@ -214,7 +222,7 @@ def gen_implemented(funcs, f, opts):
     lines = [f"CR_API {f.proto('PMPI_')}", "{"]
     lines.append(f'    static const char cr_fname[] = "{f.name}";')
     lines.append("    int cr_rc;")
-    big = twin_of(funcs, f)
+    big = f if separate_forms(f) else twin_of(funcs, f)
     # Scalar outputs whose int form is narrower than the implementation's MPI_Count: the
     # implementation writes a local, the binding narrows it after success.
     narrowed = [(p, q) for p, q in zip(f.params, big.params)
@@ -294,9 +302,10 @@ def main():
     seen = set()
     for f in funcs.values():
         opts = overrides.get(f.base)
-        if opts is None or f.base in seen:
+        name = impl_name(f, opts) if opts is not None else None
+        if opts is None or name in seen:
             continue
-        seen.add(f.base)
+        seen.add(name)
         header.append(impl_proto(funcs, f, opts) + ";")
     header += ["", "#endif", ""]
     write(os.path.join(outdir, "cr_impl.h"), "\n".join(header))

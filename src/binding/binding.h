@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/info.h"
 #include "core/runtime.h"
+#include "coll/op.h"
 #include "cr_impl.h"
 #include "dt/dtype.h"
 
@@ -24,10 +25,6 @@ enum { CR_RANK_DEST, CR_RANK_SOURCE, CR_RANK_ROOT };
 
 /* The largest tag users may use; MPI_TAG_UB reports it. */
 #define CR_TAG_UB INT32_MAX
-
-/* "MPI_COMM_NULL" for a predefined handle, else "0x1000002": for error messages. */
-const char *cr_handle_predef_name(uintptr_t h);
-const char *cr_handle_describe(uintptr_t h, char *buf, size_t cap);
 
 int cr_binding_unsupported(const char *fname, cr_errobj *target);
 int cr_check_fail_comm(MPI_Comm h, const char *arg);

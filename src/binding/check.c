@@ -4,17 +4,6 @@
 
 #include <stdio.h>
 
-const char *cr_handle_describe(uintptr_t h, char *buf, size_t cap)
-{
-    const char *name = cr_handle_predef_name(h);
-    if (name)
-        return name;
-    if (h == 0)
-        return "NULL (0)";
-    snprintf(buf, cap, "%#lx", (unsigned long)h);
-    return buf;
-}
-
 int cr_binding_unsupported(const char *fname, cr_errobj *target)
 {
     int code = cr_err(MPI_ERR_UNSUPPORTED_OPERATION, "this procedure is not implemented in Courier %s yet",
@@ -22,20 +11,9 @@ int cr_binding_unsupported(const char *fname, cr_errobj *target)
     return cr_err_raise(target, fname, code);
 }
 
-/* A handle that is not of the expected kind: say what it is when we can tell. */
-static int bad_handle(int cls, const char *what, uintptr_t h, const char *arg)
-{
-    char buf[32];
-    const char *d = cr_handle_describe(h, buf, sizeof buf);
-    const char *name = cr_handle_predef_name(h);
-    if (name && strstr(name, "_NULL"))
-        return cr_err(cls, "%s=%s is a null handle, not a valid %s", arg, d, what);
-    return cr_err(cls, "%s=%s is not a valid %s", arg, d, what);
-}
-
 int cr_check_fail_comm(MPI_Comm h, const char *arg)
 {
-    return bad_handle(MPI_ERR_COMM, "communicator", (uintptr_t)h, arg);
+    return cr_err_bad_handle(MPI_ERR_COMM, "communicator", (uintptr_t)h, arg);
 }
 
 int cr_check_fail_rank(const cr_comm *c, int rank, const char *arg, int mode)
@@ -60,7 +38,7 @@ int cr_check_group(MPI_Group h, const char *arg, int flags, cr_group **out)
         return *out = NULL, MPI_SUCCESS;
     cr_group *g = cr_handle_get((uintptr_t)h, CR_KIND_GROUP);
     if (!g)
-        return bad_handle(MPI_ERR_GROUP, "group", (uintptr_t)h, arg);
+        return cr_err_bad_handle(MPI_ERR_GROUP, "group", (uintptr_t)h, arg);
     *out = g;
     return MPI_SUCCESS;
 }
@@ -71,7 +49,7 @@ int cr_check_info(MPI_Info h, const char *arg, int flags, cr_info **out)
         return *out = NULL, MPI_SUCCESS;
     cr_info *i = cr_info_get(h);
     if (!i)
-        return bad_handle(MPI_ERR_INFO, "info object", (uintptr_t)h, arg);
+        return cr_err_bad_handle(MPI_ERR_INFO, "info object", (uintptr_t)h, arg);
     *out = i;
     return MPI_SUCCESS;
 }
@@ -81,20 +59,14 @@ int cr_check_errhandler(MPI_Errhandler h, const char *arg, int flags, cr_errhand
     (void)flags;
     cr_errhandler *e = cr_handle_get((uintptr_t)h, CR_KIND_ERRHANDLER);
     if (!e)
-        return bad_handle(MPI_ERR_ERRHANDLER, "error handler", (uintptr_t)h, arg);
+        return cr_err_bad_handle(MPI_ERR_ERRHANDLER, "error handler", (uintptr_t)h, arg);
     *out = e;
     return MPI_SUCCESS;
 }
 
 int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
 {
-    cr_dtype *dt = cr_dtype_get(h);
-    if (CR_UNLIKELY(!dt))
-        return bad_handle(MPI_ERR_TYPE, "datatype", (uintptr_t)h, arg);
-    if (CR_UNLIKELY((flags & CR_CHECK_COMMITTED) && !(dt->flags & CR_DT_COMMITTED)))
-        return cr_err(MPI_ERR_TYPE, "%s is a datatype that was not committed (call MPI_Type_commit first)", arg);
-    *out = dt;
-    return MPI_SUCCESS;
+    return cr_dtype_check(h, arg, flags & CR_CHECK_COMMITTED, out);
 }
 
 int cr_check_buffer_fail(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg)
@@ -102,4 +74,14 @@ int cr_check_buffer_fail(const void *buf, MPI_Count count, const cr_dtype *dt, c
     (void)buf;
     return cr_err(MPI_ERR_BUFFER, "%s is NULL but count=%lld elements of %s are to be accessed", arg,
                   (long long)count, dt->name ? dt->name : "a datatype");
+}
+
+int cr_check_op(MPI_Op h, const char *arg, int flags, cr_op **out)
+{
+    (void)flags;
+    cr_op *op = cr_op_get(h);
+    if (!op)
+        return cr_err_bad_handle(MPI_ERR_OP, "operation", (uintptr_t)h, arg);
+    *out = op;
+    return MPI_SUCCESS;
 }

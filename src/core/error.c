@@ -157,6 +157,16 @@ int cr_err(int cls, const char *fmt, ...)
     return code;
 }
 
+int cr_err_bad_handle(int cls, const char *what, uintptr_t h, const char *arg)
+{
+    char buf[32];
+    const char *d = cr_handle_describe(h, buf, sizeof buf);
+    const char *name = cr_handle_predef_name(h);
+    if (name && strstr(name, "_NULL"))
+        return cr_err(cls, "%s=%s is a null handle, not a valid %s", arg, d, what);
+    return cr_err(cls, "%s=%s is not a valid %s", arg, d, what);
+}
+
 int cr_err_class(int code)
 {
     if (code & CR_ERR_INSTANCE) {

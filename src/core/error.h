@@ -38,6 +38,9 @@ extern cr_errhandler cr_errh_fatal, cr_errh_return, cr_errh_abort;
 
 /* Creates an error of class `cls` whose message is the printf-formatted text; returns its code. */
 int cr_err(int cls, const char *fmt, ...) CR_PRINTF(2, 3);
+/* The error for a handle that is not a valid `what` (a null handle, another kind, garbage). */
+int cr_err_bad_handle(int cls, const char *what, uintptr_t h, const char *arg);
+
 /* The class of a valid code, or -1. */
 int cr_err_class(int code);
 /* The class name, e.g. "MPI_ERR_RANK" ("user class 16385" for added ones). */

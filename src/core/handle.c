@@ -1,6 +1,7 @@
 /* handle.c: object pools and the predefined-handle table (see handle.h for the encoding). */
 #include "handle.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 cr_obj *cr_handle_predef[CR_HANDLE_PREDEF_MAX];
@@ -73,4 +74,15 @@ void cr_obj_free(void *obj)
     o->next_free = p->free_head;
     p->free_head = index + 1;
     p->live--;
+}
+
+const char *cr_handle_describe(uintptr_t h, char *buf, size_t cap)
+{
+    const char *name = cr_handle_predef_name(h);
+    if (name)
+        return name;
+    if (h == 0)
+        return "NULL (0)";
+    snprintf(buf, cap, "%#lx", (unsigned long)h);
+    return buf;
 }

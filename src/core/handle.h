@@ -102,6 +102,11 @@ static inline uintptr_t cr_handle_of(const void *obj)
     return ((const cr_obj *)obj)->handle;
 }
 
+/* For messages: "MPI_COMM_NULL" for a predefined handle (the table is generated from the ABI
+ * facts), else the value in hex. */
+const char *cr_handle_predef_name(uintptr_t h);
+const char *cr_handle_describe(uintptr_t h, char *buf, size_t cap);
+
 /* Registers a statically allocated predefined object under its ABI handle value. */
 void cr_handle_predefine(cr_obj *obj, uintptr_t handle, cr_kind kind);
 

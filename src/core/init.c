@@ -3,6 +3,7 @@
  * name, timers, memory). */
 #include "runtime.h"
 
+#include "coll/op.h"
 #include "comm/comm.h"
 #include "config.h"
 #include "cr_impl.h"
@@ -44,6 +45,7 @@ void cr_runtime_setup(void)
     cr_comm_setup();
     cr_request_setup();
     cr_pt2pt_setup();
+    cr_op_setup();
 }
 
 int cr_err_not_running(void)

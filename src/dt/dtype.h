@@ -67,6 +67,9 @@ static inline bool cr_dtype_starts_at_buffer(const cr_dtype *dt)
     return dt->true_lb == 0 && dt->size > 0;
 }
 
+/* Resolves a datatype handle (committed when `committed`), or returns an error naming `arg`. */
+int cr_dtype_check(MPI_Datatype h, const char *arg, bool committed, cr_dtype **out);
+
 /* Library load: registers the predefined datatypes under their ABI handles. */
 void cr_dtype_setup(void);
 

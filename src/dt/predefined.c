@@ -2,6 +2,8 @@
  * and the layouts of the padded pair types. */
 #include "dtype.h"
 
+#include "core/error.h"
+
 #include <complex.h>
 #include <stddef.h>
 #include <wchar.h>
@@ -132,4 +134,15 @@ void cr_dtype_setup(void)
         }
         cr_handle_predefine(&dt->obj, (uintptr_t)p->handle, CR_KIND_DATATYPE);
     }
+}
+
+int cr_dtype_check(MPI_Datatype h, const char *arg, bool committed, cr_dtype **out)
+{
+    cr_dtype *dt = cr_dtype_get(h);
+    if (CR_UNLIKELY(!dt))
+        return cr_err_bad_handle(MPI_ERR_TYPE, "datatype", (uintptr_t)h, arg);
+    if (CR_UNLIKELY(committed && !(dt->flags & CR_DT_COMMITTED)))
+        return cr_err(MPI_ERR_TYPE, "%s is a datatype that was not committed (call MPI_Type_commit first)", arg);
+    *out = dt;
+    return MPI_SUCCESS;
 }

@@ -1,0 +1,111 @@
+/* allreduce_rabenseifner.c: allreduce of large vectors as a reduce-scatter by recursive
+ * halving followed by an allgather by recursive doubling (Rabenseifner).
+ *
+ * After folding p to a power of two, the vector is cut into pof2 blocks. Halving: in step j a
+ * process sends the half of its current range it gives up and reduces the half it keeps, so
+ * each ends with one fully reduced block. Doubling then gathers the blocks back.
+ * Cost: 2 log2(p) alpha + 2 n beta (p-1)/p + n gamma (p-1)/p, against log2(p) (n beta + n gamma)
+ * for recursive doubling: the choice for large n. Needs a commutative operation and at least
+ * pof2 elements. */
+#include "coll.h"
+
+#include "core/error.h"
+
+#include <stdlib.h>
+
+/* Elements of block i, and where it starts, when count elements are cut into `blocks`. */
+static inline MPI_Count block_count(MPI_Count count, int blocks, int i)
+{
+    return count / blocks + (i < count % blocks);
+}
+static inline MPI_Count block_start(MPI_Count count, int blocks, int i)
+{
+    return (MPI_Count)i * (count / blocks) + CR_MIN((MPI_Count)i, count % blocks);
+}
+static inline MPI_Count span(MPI_Count count, int blocks, int lo, int hi)
+{
+    return block_start(count, blocks, hi) - block_start(count, blocks, lo);
+}
+
+/* The reduce-scatter half, shared with reduce_rabenseifner.c: on return, active process
+ * `newrank` holds the reduced blocks [*lo, *hi) of rbuf. */
+int cr_coll_reduce_scatter_halving(cr_coll *k, void *rbuf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op,
+                                   int newrank, int pof2, int rem, int *lo, int *hi)
+{
+    int send_idx = 0, recv_idx = 0, last_idx = pof2;
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int partner = cr_coll_oldrank(newrank ^ mask, rem);
+        int half = pof2 / (mask * 2);
+        int send_lo, send_hi, recv_lo, recv_hi;
+        if (newrank < (newrank ^ mask)) { /* keep the lower half */
+            send_idx = recv_idx + half;
+            send_lo = send_idx, send_hi = last_idx, recv_lo = recv_idx, recv_hi = send_idx;
+        } else {
+            recv_idx = send_idx + half;
+            send_lo = send_idx, send_hi = recv_idx, recv_lo = recv_idx, recv_hi = last_idx;
+        }
+        MPI_Count rstart = block_start(count, pof2, recv_lo), rn = span(count, pof2, recv_lo, recv_hi);
+        int err = cr_coll_sendrecv(k, cr_coll_at(rbuf, block_start(count, pof2, send_lo), dt),
+                                   span(count, pof2, send_lo, send_hi), dt, partner, cr_coll_at(tmp, rstart, dt), rn,
+                                   dt, partner);
+        if (err)
+            return err;
+        cr_op_apply(op, cr_coll_at(tmp, rstart, dt), cr_coll_at(rbuf, rstart, dt), rn, dt);
+        send_idx = recv_idx;
+        last_idx = recv_hi;
+    }
+    *lo = recv_idx;
+    *hi = last_idx;
+    return MPI_SUCCESS;
+}
+
+int cr_coll_allreduce_rabenseifner(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c)
+{
+    cr_coll k = cr_coll_begin(c);
+    int p = k.size, rank = k.rank, pof2 = cr_coll_pof2(p), rem = p - pof2, err = MPI_SUCCESS;
+    void *alloc;
+    void *tmp = cr_coll_tmp(count, dt, &alloc);
+    if (!tmp)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for an allreduce of %lld elements", (long long)count);
+    if (rank < 2 * rem) {
+        if (rank % 2 == 0) {
+            if ((err = cr_coll_send(&k, rbuf, count, dt, rank + 1)))
+                goto out;
+        } else {
+            if ((err = cr_coll_recv(&k, tmp, count, dt, rank - 1)))
+                goto out;
+            cr_op_apply(op, tmp, rbuf, count, dt);
+        }
+    }
+    int newrank = cr_coll_newrank(rank, rem);
+    if (newrank >= 0) {
+        int lo, hi;
+        if ((err = cr_coll_reduce_scatter_halving(&k, rbuf, tmp, count, dt, op, newrank, pof2, rem, &lo, &hi)))
+            goto out;
+        /* Recursive doubling over the blocks, in the reverse order of the halving. */
+        for (int mask = pof2 / 2; mask > 0; mask >>= 1) {
+            int partner = cr_coll_oldrank(newrank ^ mask, rem);
+            int width = hi - lo, plo, phi;
+            if (newrank < (newrank ^ mask))
+                plo = hi, phi = hi + width;
+            else
+                plo = lo - width, phi = lo;
+            if ((err = cr_coll_sendrecv(&k, cr_coll_at(rbuf, block_start(count, pof2, lo), dt),
+                                        span(count, pof2, lo, hi), dt, partner,
+                                        cr_coll_at(rbuf, block_start(count, pof2, plo), dt),
+                                        span(count, pof2, plo, phi), dt, partner)))
+                goto out;
+            lo = CR_MIN(lo, plo);
+            hi = CR_MAX(hi, phi);
+        }
+    }
+    if (rank < 2 * rem) {
+        if (rank % 2)
+            err = cr_coll_send(&k, rbuf, count, dt, rank - 1);
+        else
+            err = cr_coll_recv(&k, rbuf, count, dt, rank + 1);
+    }
+out:
+    free(alloc);
+    return err;
+}

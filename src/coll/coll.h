@@ -1,0 +1,98 @@
+/* coll.h: collective operations: the algorithm catalogue (one file per algorithm, each with
+ * its cost model in its header comment), the helpers they share, and selection (select.c).
+ *
+ * Every algorithm runs over point-to-point messages on the communicator's collective context
+ * (comm->ctx + 1), so collective traffic can never match user messages. Each collective call
+ * takes the next tag of the communicator's collective sequence: all members call collectives
+ * in the same order, so they agree on it.
+ *
+ * Conventions: `p` processes, `n` bytes per process, alpha the cost of one message, beta the
+ * cost per byte, gamma the cost per byte of a reduction. */
+#ifndef CR_COLL_H
+#define CR_COLL_H
+
+#include "comm/comm.h"
+#include "coll/op.h"
+#include "core/request.h"
+#include "dt/dtype.h"
+
+/* One collective call in flight. */
+typedef struct cr_coll {
+    cr_comm *comm;
+    uint32_t ctx;
+    int tag;
+    int rank, size;
+} cr_coll;
+
+static inline cr_coll cr_coll_begin(cr_comm *c)
+{
+    cr_coll k = {c, c->ctx + 1, (int)(c->coll_tag++ & 0x7fffffff), c->rank, c->size};
+    return k;
+}
+
+int cr_coll_send(const cr_coll *k, const void *buf, MPI_Count count, cr_dtype *dt, int dst);
+int cr_coll_recv(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int src);
+int cr_coll_sendrecv(const cr_coll *k, const void *sbuf, MPI_Count scount, cr_dtype *sdt, int dst, void *rbuf,
+                     MPI_Count rcount, cr_dtype *rdt, int src);
+/* Nonblocking parts for algorithms that overlap messages: start into caller-owned requests. */
+int cr_coll_isend(const cr_coll *k, const void *buf, MPI_Count count, cr_dtype *dt, int dst, cr_request *r);
+int cr_coll_irecv(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int src, cr_request *r);
+int cr_coll_waitall(cr_request *r, int n);
+
+/* A temporary buffer for `count` elements of dt, laid out as a user buffer would be; the
+ * pointer to pass to data paths is returned, the allocation through `*alloc` (free it). */
+void *cr_coll_tmp(MPI_Count count, const cr_dtype *dt, void **alloc);
+/* Copies typed data between buffers of the same type signature. */
+void cr_coll_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *dst, MPI_Count dcount,
+                  const cr_dtype *ddt);
+
+static inline char *cr_coll_at(const void *buf, MPI_Count index, const cr_dtype *dt)
+{
+    return (char *)buf + index * dt->extent;
+}
+
+/* The selected algorithm, for internal users (the communicator layer agrees on context ids
+ * and on split colors with these). Both work in place. */
+int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm);
+int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *comm);
+
+/* Algorithms. */
+int cr_coll_barrier_dissemination(cr_comm *c);
+int cr_coll_bcast_binomial(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *c);
+int cr_coll_bcast_scatter_allgather(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *c);
+int cr_coll_reduce_binomial(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root,
+                            cr_comm *c);
+int cr_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root,
+                                cr_comm *c);
+/* Allreduce algorithms work in place: the caller has put this process's data in rbuf. */
+int cr_coll_allreduce_recursive_doubling(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c);
+int cr_coll_allreduce_rabenseifner(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c);
+int cr_coll_gather_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf, MPI_Count rcount,
+                            cr_dtype *rdt, int root, cr_comm *c);
+int cr_coll_scatter_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf, MPI_Count rcount,
+                             cr_dtype *rdt, int root, cr_comm *c);
+/* Allgather algorithms work in place: this process's block is already at its place in rbuf. */
+int cr_coll_allgather_recursive_doubling(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c);
+int cr_coll_allgather_bruck(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c);
+int cr_coll_allgather_ring(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c);
+
+/* Folding a process count to a power of two (recursive doubling and halving): with
+ * pof2 = the largest power of two <= p and rem = p - pof2, the first 2*rem processes pair up
+ * (even into odd) and the even ones sit out. */
+static inline int cr_coll_pof2(int p)
+{
+    int v = 1;
+    while (v * 2 <= p)
+        v *= 2;
+    return v;
+}
+static inline int cr_coll_newrank(int rank, int rem)
+{
+    return rank < 2 * rem ? (rank % 2 ? rank / 2 : -1) : rank - rem;
+}
+static inline int cr_coll_oldrank(int newrank, int rem)
+{
+    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+
+#endif

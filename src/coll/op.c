@@ -1,0 +1,238 @@
+/* op.c: the predefined reduction operations on the types MPI defines them for, user-defined
+ * operations, and MPI_Op_create/free/commutative and MPI_Reduce_local. */
+#include "op.h"
+
+#include "core/error.h"
+#include "cr_impl.h"
+
+#include <complex.h>
+#include <limits.h>
+
+enum { O_SUM, O_MIN, O_MAX, O_PROD, O_BAND, O_BOR, O_BXOR, O_LAND, O_LOR, O_LXOR, O_MINLOC, O_MAXLOC, O_REPLACE,
+       O_NO_OP, O_COUNT };
+
+#define LOOP(T, EXPR)                                                                              \
+    {                                                                                              \
+        const T *a = in_;                                                                          \
+        T *b = io_;                                                                                \
+        for (MPI_Count i = 0; i < n; i++)                                                          \
+            b[i] = (EXPR);                                                                         \
+    }
+
+#define ARITH(T, tag)                                                                              \
+    static void sum_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, a[i] + b[i])             \
+    static void prod_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, a[i] * b[i])            \
+    static void min_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, a[i] < b[i] ? a[i] : b[i]) \
+    static void max_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, a[i] > b[i] ? a[i] : b[i])
+#define LOGIC(T, tag)                                                                              \
+    static void land_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, (T)(a[i] && b[i]))     \
+    static void lor_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, (T)(a[i] || b[i]))      \
+    static void lxor_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, (T)(!a[i] != !b[i]))
+#define BITS(T, tag)                                                                               \
+    static void band_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, a[i] & b[i])           \
+    static void bor_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, a[i] | b[i])            \
+    static void bxor_##tag(const void *in_, void *io_, MPI_Count n) LOOP(T, a[i] ^ b[i])
+#define INTEGER(T, tag) ARITH(T, tag) LOGIC(T, tag) BITS(T, tag)
+
+INTEGER(int8_t, i8)
+INTEGER(uint8_t, u8)
+INTEGER(int16_t, i16)
+INTEGER(uint16_t, u16)
+INTEGER(int32_t, i32)
+INTEGER(uint32_t, u32)
+INTEGER(int64_t, i64)
+INTEGER(uint64_t, u64)
+ARITH(float, f)
+ARITH(double, d)
+ARITH(long double, ld)
+LOGIC(_Bool, bool)
+LOGIC(int32_t, l4)
+BITS(uint8_t, byte)
+static void sum_cf(const void *in_, void *io_, MPI_Count n) LOOP(float _Complex, a[i] + b[i])
+static void prod_cf(const void *in_, void *io_, MPI_Count n) LOOP(float _Complex, a[i] * b[i])
+static void sum_cd(const void *in_, void *io_, MPI_Count n) LOOP(double _Complex, a[i] + b[i])
+static void prod_cd(const void *in_, void *io_, MPI_Count n) LOOP(double _Complex, a[i] * b[i])
+static void sum_cld(const void *in_, void *io_, MPI_Count n) LOOP(long double _Complex, a[i] + b[i])
+static void prod_cld(const void *in_, void *io_, MPI_Count n) LOOP(long double _Complex, a[i] * b[i])
+
+/* MINLOC/MAXLOC on (value, index) pairs: the extreme value, and the lowest index among equals. */
+#define LOC(V, I, tag)                                                                             \
+    typedef struct {                                                                               \
+        V v;                                                                                       \
+        I i;                                                                                       \
+    } pair_##tag;                                                                                  \
+    static void minloc_##tag(const void *in_, void *io_, MPI_Count n)                              \
+    {                                                                                              \
+        const pair_##tag *a = in_;                                                                 \
+        pair_##tag *b = io_;                                                                       \
+        for (MPI_Count k = 0; k < n; k++)                                                          \
+            if (a[k].v < b[k].v || (a[k].v == b[k].v && a[k].i < b[k].i))                          \
+                b[k] = a[k];                                                                       \
+    }                                                                                              \
+    static void maxloc_##tag(const void *in_, void *io_, MPI_Count n)                              \
+    {                                                                                              \
+        const pair_##tag *a = in_;                                                                 \
+        pair_##tag *b = io_;                                                                       \
+        for (MPI_Count k = 0; k < n; k++)                                                          \
+            if (a[k].v > b[k].v || (a[k].v == b[k].v && a[k].i < b[k].i))                          \
+                b[k] = a[k];                                                                       \
+    }
+
+LOC(float, int, fi)
+LOC(double, int, di)
+LOC(long, int, li)
+LOC(int, int, ii)
+LOC(short, int, si)
+LOC(long double, int, ldi)
+LOC(float, float, ff)
+LOC(double, double, dd)
+
+#define INT_ROW(tag) {[O_SUM] = sum_##tag, [O_MIN] = min_##tag, [O_MAX] = max_##tag, [O_PROD] = prod_##tag,        \
+                      [O_BAND] = band_##tag, [O_BOR] = bor_##tag, [O_BXOR] = bxor_##tag, [O_LAND] = land_##tag, \
+                      [O_LOR] = lor_##tag, [O_LXOR] = lxor_##tag}
+#define FLOAT_ROW(tag) {[O_SUM] = sum_##tag, [O_MIN] = min_##tag, [O_MAX] = max_##tag, [O_PROD] = prod_##tag}
+#define COMPLEX_ROW(tag) {[O_SUM] = sum_##tag, [O_PROD] = prod_##tag}
+#define LOGIC_ROW(tag) {[O_LAND] = land_##tag, [O_LOR] = lor_##tag, [O_LXOR] = lxor_##tag}
+#define LOC_ROW(tag) {[O_MINLOC] = minloc_##tag, [O_MAXLOC] = maxloc_##tag}
+
+/* fns[basic][op]: NULL where MPI does not define the operation for the type. */
+static cr_op_fn *const fns[CR_BASIC_COUNT][O_COUNT] = {
+    [CR_BASIC_INT8] = INT_ROW(i8),
+    [CR_BASIC_UINT8] = INT_ROW(u8),
+    [CR_BASIC_INT16] = INT_ROW(i16),
+    [CR_BASIC_UINT16] = INT_ROW(u16),
+    [CR_BASIC_INT32] = INT_ROW(i32),
+    [CR_BASIC_UINT32] = INT_ROW(u32),
+    [CR_BASIC_INT64] = INT_ROW(i64),
+    [CR_BASIC_UINT64] = INT_ROW(u64),
+    [CR_BASIC_FLOAT] = FLOAT_ROW(f),
+    [CR_BASIC_DOUBLE] = FLOAT_ROW(d),
+    [CR_BASIC_LONG_DOUBLE] = FLOAT_ROW(ld),
+    [CR_BASIC_COMPLEX_FLOAT] = COMPLEX_ROW(cf),
+    [CR_BASIC_COMPLEX_DOUBLE] = COMPLEX_ROW(cd),
+    [CR_BASIC_COMPLEX_LONG_DOUBLE] = COMPLEX_ROW(cld),
+    [CR_BASIC_BOOL] = LOGIC_ROW(bool),
+    [CR_BASIC_LOGICAL4] = LOGIC_ROW(l4),
+    [CR_BASIC_BYTE] = {[O_BAND] = band_byte, [O_BOR] = bor_byte, [O_BXOR] = bxor_byte},
+    [CR_BASIC_FLOAT_INT] = LOC_ROW(fi),
+    [CR_BASIC_DOUBLE_INT] = LOC_ROW(di),
+    [CR_BASIC_LONG_INT] = LOC_ROW(li),
+    [CR_BASIC_2INT] = LOC_ROW(ii),
+    [CR_BASIC_SHORT_INT] = LOC_ROW(si),
+    [CR_BASIC_LONG_DOUBLE_INT] = LOC_ROW(ldi),
+    [CR_BASIC_2FLOAT] = LOC_ROW(ff),
+    [CR_BASIC_2DOUBLE] = LOC_ROW(dd),
+};
+
+static struct predef_op {
+    MPI_Op handle;
+    int index;
+    const char *name;
+    cr_op op;
+} predefs[] = {
+    {MPI_SUM, O_SUM, "MPI_SUM", {{0}}},          {MPI_MIN, O_MIN, "MPI_MIN", {{0}}},
+    {MPI_MAX, O_MAX, "MPI_MAX", {{0}}},          {MPI_PROD, O_PROD, "MPI_PROD", {{0}}},
+    {MPI_BAND, O_BAND, "MPI_BAND", {{0}}},       {MPI_BOR, O_BOR, "MPI_BOR", {{0}}},
+    {MPI_BXOR, O_BXOR, "MPI_BXOR", {{0}}},       {MPI_LAND, O_LAND, "MPI_LAND", {{0}}},
+    {MPI_LOR, O_LOR, "MPI_LOR", {{0}}},          {MPI_LXOR, O_LXOR, "MPI_LXOR", {{0}}},
+    {MPI_MINLOC, O_MINLOC, "MPI_MINLOC", {{0}}}, {MPI_MAXLOC, O_MAXLOC, "MPI_MAXLOC", {{0}}},
+    {MPI_REPLACE, O_REPLACE, "MPI_REPLACE", {{0}}}, {MPI_NO_OP, O_NO_OP, "MPI_NO_OP", {{0}}},
+};
+
+void cr_op_setup(void)
+{
+    cr_pool_setup(CR_KIND_OP, sizeof(cr_op));
+    for (size_t i = 0; i < CR_ARRAY_LEN(predefs); i++) {
+        cr_op *op = &predefs[i].op;
+        op->commutative = true;
+        op->index = (int8_t)predefs[i].index;
+        op->name = predefs[i].name;
+        cr_handle_predefine(&op->obj, (uintptr_t)predefs[i].handle, CR_KIND_OP);
+    }
+}
+
+int cr_op_check(const cr_op *op, const cr_dtype *dt)
+{
+    if (op->index < 0)
+        return MPI_SUCCESS; /* user operations take any type */
+    if (op->index == O_REPLACE || op->index == O_NO_OP)
+        return cr_err(MPI_ERR_OP, "%s is only for one-sided accumulate operations", op->name);
+    if (dt->basic != CR_BASIC_NONE && fns[dt->basic][op->index])
+        return MPI_SUCCESS;
+    return cr_err(MPI_ERR_OP, "%s is not defined for datatype %s", op->name, dt->name ? dt->name : "(derived)");
+}
+
+void cr_op_apply(const cr_op *op, const void *in, void *inout, MPI_Count count, cr_dtype *dt)
+{
+    if (op->index >= 0) {
+        fns[dt->basic][op->index](in, inout, count);
+        return;
+    }
+    MPI_Datatype h = (MPI_Datatype)(uintptr_t)dt->obj.handle;
+    if (op->large) {
+        ((MPI_User_function_c *)(void (*)(void))op->user_fn)((void *)in, inout, &count, &h);
+        return;
+    }
+    /* An int-count user function gets the elements in pieces that fit an int. */
+    while (count > 0) {
+        int len = count > INT_MAX ? INT_MAX : (int)count;
+        ((MPI_User_function *)(void (*)(void))op->user_fn)((void *)in, inout, &len, &h);
+        in = (const char *)in + (MPI_Aint)len * dt->extent;
+        inout = (char *)inout + (MPI_Aint)len * dt->extent;
+        count -= len;
+    }
+}
+
+static int create(void (*fn)(void), int commute, bool large, MPI_Op *out)
+{
+    if (!fn)
+        return cr_err(MPI_ERR_ARG, "user_fn is NULL");
+    cr_op *op = cr_obj_alloc(CR_KIND_OP);
+    if (!op)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory creating an operation");
+    op->commutative = commute != 0;
+    op->index = -1;
+    op->large = large;
+    op->user_fn = fn;
+    op->name = "a user-defined operation";
+    *out = (MPI_Op)(uintptr_t)op->obj.handle;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    return create((void (*)(void))user_fn, commute, false, op);
+}
+
+int cr_mpi_op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    return create((void (*)(void))user_fn, commute, true, op);
+}
+
+int cr_mpi_op_free(MPI_Op *h)
+{
+    cr_op *op = cr_op_get(*h);
+    if (!op || op->obj.predefined)
+        return cr_err(MPI_ERR_OP, "op is not a user-defined operation that can be freed");
+    if (cr_obj_unref(op))
+        cr_obj_free(op);
+    *h = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_op_commutative(cr_op *op, int *commute)
+{
+    *commute = op->commutative;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
+{
+    int err = cr_op_check(op, dt);
+    if (err)
+        return err;
+    if (count > 0 && (!inbuf || !inoutbuf))
+        return cr_err(MPI_ERR_BUFFER, "inbuf or inoutbuf is NULL with count=%lld", (long long)count);
+    cr_op_apply(op, inbuf, inoutbuf, count, dt);
+    return MPI_SUCCESS;
+}
