@@ -57,7 +57,7 @@ regen-check: $(BUILD)/build.ninja pydeps
 	cmake --build $(BUILD) --target regen-check
 
 bench: all
-	bench/run.sh
+	python3 bench/compare.py --markdown $(BUILD)/bench.md
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILD)

@@ -56,6 +56,12 @@ static inline char *cr_coll_at(const void *buf, MPI_Count index, const cr_dtype 
 int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm);
 int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *comm);
 
+/* The shared-memory component (node.c): usable for `comm` with this much data per process? */
+bool cr_coll_node_usable(cr_comm *comm, uint64_t bytes_per_process);
+int cr_coll_node_barrier(cr_comm *c);
+/* root < 0: every process gets the result (allreduce). */
+int cr_coll_node_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *c);
+
 /* Algorithms. */
 int cr_coll_barrier_dissemination(cr_comm *c);
 int cr_coll_bcast_binomial(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *c);

@@ -7,18 +7,22 @@
 #include "core/error.h"
 #include "cr_impl.h"
 
-static int64_t bcast_alg, bcast_large, reduce_alg, reduce_large, allreduce_alg, allreduce_large, allgather_alg,
+static int64_t barrier_alg, bcast_alg, bcast_large, reduce_alg, reduce_large, allreduce_alg, allreduce_large, allgather_alg,
     allgather_large;
+CR_TUNABLE_EX(barrier_alg, COURIER_COLL_BARRIER, CR_TUNE_CHOICE, "auto", "auto|dissemination|node", 0, 2,
+              "MPI_Barrier algorithm (node: flags in shared memory, for MPI_COMM_WORLD on one node)");
 CR_TUNABLE_EX(bcast_alg, COURIER_COLL_BCAST, CR_TUNE_CHOICE, "auto", "auto|binomial|scatter_allgather", 0, 2,
               "MPI_Bcast algorithm");
 CR_TUNABLE_EX(bcast_large, COURIER_COLL_BCAST_LARGE, CR_TUNE_SIZE, "256K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Bcast uses scatter + allgather instead of a binomial tree (with 4 or more processes)");
-CR_TUNABLE_EX(reduce_alg, COURIER_COLL_REDUCE, CR_TUNE_CHOICE, "auto", "auto|binomial|rabenseifner", 0, 2,
-              "MPI_Reduce algorithm (rabenseifner needs a commutative operation)");
+CR_TUNABLE_EX(reduce_alg, COURIER_COLL_REDUCE, CR_TUNE_CHOICE, "auto", "auto|binomial|rabenseifner|node", 0, 3,
+              "MPI_Reduce algorithm (rabenseifner needs a commutative operation; node, for MPI_COMM_WORLD on one node "
+              "and up to 1 KiB, combines buffers in shared memory)");
 CR_TUNABLE_EX(reduce_large, COURIER_COLL_REDUCE_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Reduce uses reduce-scatter + gather instead of a binomial tree");
-CR_TUNABLE_EX(allreduce_alg, COURIER_COLL_ALLREDUCE, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|rabenseifner",
-              0, 2, "MPI_Allreduce algorithm (rabenseifner needs a commutative operation)");
+CR_TUNABLE_EX(allreduce_alg, COURIER_COLL_ALLREDUCE, CR_TUNE_CHOICE, "auto",
+              "auto|recursive_doubling|rabenseifner|node", 0, 3,
+              "MPI_Allreduce algorithm (rabenseifner needs a commutative operation; node as for MPI_Reduce)");
 CR_TUNABLE_EX(allreduce_large, COURIER_COLL_ALLREDUCE_LARGE, CR_TUNE_SIZE, "32K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Allreduce uses reduce-scatter + allgather instead of recursive doubling");
 CR_TUNABLE_EX(allgather_alg, COURIER_COLL_ALLGATHER, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|bruck|ring", 0,
@@ -48,6 +52,8 @@ int cr_mpi_barrier(cr_comm *comm)
 {
     if (comm->size == 1)
         return MPI_SUCCESS;
+    if (barrier_alg != 1 && cr_coll_node_usable(comm, 0))
+        return cr_coll_node_barrier(comm);
     return cr_coll_barrier_dissemination(comm);
 }
 
@@ -72,7 +78,9 @@ int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     bool rab_ok = op->commutative && count >= cr_coll_pof2(comm->size);
     int alg = (int)allreduce_alg;
-    if (alg == 0)
+    if ((alg == 0 || alg == 3) && cr_coll_node_usable(comm, bytes))
+        return cr_coll_node_reduce(MPI_IN_PLACE, rbuf, count, dt, op, -1, comm);
+    if (alg == 0 || alg == 3)
         alg = rab_ok && bytes >= (uint64_t)allreduce_large ? 2 : 1;
     if (alg == 2 && rab_ok)
         return cr_coll_allreduce_rabenseifner(rbuf, count, dt, op, comm);
@@ -115,7 +123,9 @@ int cr_mpi_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, c
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     bool rab_ok = op->commutative && count >= cr_coll_pof2(comm->size);
     int alg = (int)reduce_alg;
-    if (alg == 0)
+    if ((alg == 0 || alg == 3) && cr_coll_node_usable(comm, bytes))
+        return cr_coll_node_reduce(sbuf, rbuf, count, dt, op, root, comm);
+    if (alg == 0 || alg == 3)
         alg = rab_ok && bytes >= (uint64_t)reduce_large ? 2 : 1;
     if (alg == 2 && rab_ok)
         return cr_coll_reduce_rabenseifner(sbuf, rbuf, count, dt, op, root, comm);

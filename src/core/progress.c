@@ -9,11 +9,14 @@
 
 #include <sched.h>
 
-static int64_t spin_polls, yields;
+static int64_t spin_polls, sleep_spin_polls, yields;
 CR_TUNABLE_EX(spin_polls, COURIER_SPIN_POLLS, CR_TUNE_INT, "500", NULL, 1, 100000000,
-              "empty progress rounds a waiting process spins before it yields its core");
+              "empty progress rounds a waiting process spins before it yields its core, when every process has a core");
+CR_TUNABLE_EX(sleep_spin_polls, COURIER_SLEEP_SPIN_POLLS, CR_TUNE_INT, "10", NULL, 1, 100000000,
+              "the same when processes outnumber cores (sleep mode, see COURIER_WAIT): spinning then only steals "
+              "the core from the process being waited for");
 CR_TUNABLE_EX(yields, COURIER_YIELDS, CR_TUNE_INT, "4", NULL, 0, 1000000,
-              "in sleep mode (see COURIER_WAIT), how many times a waiting process yields before it sleeps");
+              "in sleep mode, how many times a waiting process yields its core before it sleeps");
 
 #define MAX_HOOKS 8
 static cr_progress_hook *hooks[MAX_HOOKS];
@@ -37,22 +40,28 @@ int cr_progress(void)
 }
 
 /* One idle step of a wait: `idle` counts empty rounds since the last event. */
-static inline void idle_step(unsigned *idle)
+static inline void idle_step(unsigned *idle, bool (*ready)(void *), void *arg)
 {
     unsigned n = ++*idle;
-    if (n < (unsigned)spin_polls)
-        return;
     if (!cr_xport_should_sleep()) {
-        if ((n - (unsigned)spin_polls) % 256 == 0)
+        if (n >= (unsigned)spin_polls && (n - (unsigned)spin_polls) % 256 == 0)
             sched_yield();
         return;
     }
-    if (n < (unsigned)spin_polls + (unsigned)yields) {
+    unsigned spin = (unsigned)sleep_spin_polls;
+    if (n < spin)
+        return;
+    if (n < spin + (unsigned)yields) {
         sched_yield();
         return;
     }
-    cr_xport_sleep();
-    *idle = (unsigned)(spin_polls + yields); /* woken with nothing to do: sleep again at once */
+    cr_xport_sleep(ready, arg);
+    *idle = spin + (unsigned)yields; /* woken with nothing to do: sleep again at once */
+}
+
+static bool flag_set(void *flag)
+{
+    return *(volatile int *)flag != 0;
 }
 
 void cr_progress_wait(volatile int *flag)
@@ -62,7 +71,7 @@ void cr_progress_wait(volatile int *flag)
         if (cr_progress())
             idle = 0;
         else if (!*flag)
-            idle_step(&idle);
+            idle_step(&idle, flag_set, (void *)flag);
     }
 }
 
@@ -73,6 +82,6 @@ void cr_progress_wait_until(bool (*ready)(void *), void *arg)
         if (cr_progress())
             idle = 0;
         else if (!ready(arg))
-            idle_step(&idle);
+            idle_step(&idle, ready, arg);
     }
 }

@@ -150,11 +150,11 @@ bool cr_xport_can_read(int peer)
     return X.route[peer] == X.self_local || cr_shm_can_read();
 }
 
-void cr_xport_sleep(void)
+void cr_xport_sleep(bool (*ready)(void *), void *arg)
 {
     if (X.self_head)
         return;
-    cr_shm_sleep();
+    cr_shm_sleep(ready, arg);
 }
 
 bool cr_xport_should_sleep(void)

@@ -57,9 +57,11 @@ int cr_xport_read(int src, const struct iovec *local, int nlocal, const struct i
 /* True when cr_xport_read may work towards `peer` (it may still fail once, then never again). */
 bool cr_xport_can_read(int peer);
 
-/* Waiting: a process that found nothing to do may sleep until a peer sends it a frame.
- * cr_xport_sleep() returns after a frame may have arrived (or spuriously). */
-void cr_xport_sleep(void);
+/* Waiting: a process that found nothing to do may sleep until a peer sends it a frame or
+ * wakes it. cr_xport_sleep() announces the sleep, then checks `ready(arg)` (and its rings) once
+ * more before sleeping, so a waker that changed the condition and then looked for sleepers can
+ * never be missed. It returns after a frame may have arrived, or a wake-up (or spuriously). */
+void cr_xport_sleep(bool (*ready)(void *), void *arg);
 /* Whether waiting processes should sleep rather than spin (more ranks than cores here). */
 bool cr_xport_should_sleep(void);
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,6 +40,8 @@ static void usage(FILE *f)
             "  -x VAR[=VALUE]          pass VAR to the ranks (with VALUE, set it)\n"
             "  -genv VAR VALUE         set VAR=VALUE for the ranks (also -env)\n"
             "  --timeout SECONDS       stop the job after SECONDS (also MPIEXEC_TIMEOUT); exit status 124\n"
+            "  --bind-to core|none     pin each rank to a core (the default when there are at least as\n"
+            "                          many cores as ranks) or let the kernel place them\n"
             "  --oversubscribe, --allow-run-as-root\n"
             "                          accepted for compatibility: both are always allowed\n"
             "  -h, --help              this text\n"
@@ -113,6 +116,7 @@ static void parse_args(job *j, int argc, char **argv)
     char **env = malloc((nenv + 1) * sizeof *env);
     memcpy(env, environ, (nenv + 1) * sizeof *env);
     j->np = -1;
+    j->bind = -1; /* decided once the rank count is known */
     const char *t = getenv("MPIEXEC_TIMEOUT");
     if (t && *t)
         j->timeout = parse_seconds(t, "MPIEXEC_TIMEOUT");
@@ -160,6 +164,11 @@ static void parse_args(job *j, int argc, char **argv)
                 die_usage("%s needs a number of seconds", a);
             j->timeout = parse_seconds(next, a);
             i++;
+        } else if (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to")) {
+            if (!next || (strcmp(next, "core") && strcmp(next, "none")))
+                die_usage("%s needs 'core' or 'none'", a);
+            j->bind = !strcmp(next, "core") ? 1 : 0;
+            i++;
         } else if (!strcmp(a, "--oversubscribe") || !strcmp(a, "-oversubscribe") ||
                    !strcmp(a, "--allow-run-as-root") || !strcmp(a, "-genvall")) {
             /* always the case here */
@@ -177,6 +186,16 @@ static void parse_args(job *j, int argc, char **argv)
         die_usage("%s", "no program to run");
     if (j->np < 0)
         j->np = 1;
+    cpu_set_t set;
+    j->cpus = calloc(CPU_SETSIZE, sizeof(int));
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set))
+                j->cpus[j->ncpus++] = c;
+    if (j->ncpus == 0)
+        j->bind = 0;
+    else if (j->bind < 0) /* more ranks than cores: pinning would only stop the kernel balancing */
+        j->bind = j->np <= j->ncpus;
     j->argv = &argv[i];
     j->envp = env;
     j->prog_path = find_program(argv[i]);
@@ -449,6 +468,7 @@ int main(int argc, char **argv)
     free(who);
     free(what);
     free(j.ranks);
+    free(j.cpus);
     pmi_server_free();
     return j.exit_status;
 }

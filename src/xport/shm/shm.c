@@ -50,8 +50,9 @@
 static int64_t tune_ring_size, tune_cma, tune_wait;
 CR_TUNABLE(tune_ring_size, COURIER_SHM_RING_SIZE, CR_TUNE_SIZE, "0",
            "bytes of each shared-memory ring between two processes (a power of two, 8K..64M); 0 picks by process count");
-CR_TUNABLE(tune_cma, COURIER_SHM_CMA, CR_TUNE_BOOL, "1",
-           "move large messages with one copy through cross-memory attach (process_vm_readv); 0 copies them through the rings");
+CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|0", 0, 4,
+              "move large messages with one copy through cross-memory attach (process_vm_readv) instead of a "
+              "pipelined copy through the rings; auto does so when processes outnumber cores (see doc/design/shm.md)");
 CR_TUNABLE_EX(tune_wait, COURIER_WAIT, CR_TUNE_CHOICE, "auto", "auto|spin|sleep", 0, 2,
               "how a waiting process waits: spin (poll, yielding now and then), sleep (poll briefly, then sleep until a peer "
               "sends), or auto (sleep when processes outnumber cores)");
@@ -116,6 +117,7 @@ static struct {
     in_ring *in;
     bool sleep_mode;
     bool cma_ok;
+    size_t coll_off, coll_bytes; /* the collective component's region */
     int poll_start;
 } S = {.fd = -1};
 
@@ -171,8 +173,12 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     S.ncells = S.ring_bytes / CELL;
     S.mask = S.ncells - 1;
     size_t procs_off = (sizeof(shm_header) + CELL - 1) & ~(size_t)(CELL - 1);
-    size_t ctrl_off = procs_off + (size_t)n * sizeof(shm_proc);
+    size_t coll_off = procs_off + (size_t)n * sizeof(shm_proc);
+    size_t coll_bytes = ((size_t)CR_SHM_COLL_BYTES(n) + CELL - 1) & ~(size_t)(CELL - 1);
+    size_t ctrl_off = coll_off + coll_bytes;
     size_t rings_off = (ctrl_off + (size_t)n * n * sizeof(shm_ctrl) + 4095) & ~(size_t)4095;
+    S.coll_off = coll_off;
+    S.coll_bytes = coll_bytes;
     size_t total = rings_off + (size_t)n * n * S.ring_bytes;
     S.size = total;
 
@@ -231,8 +237,13 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
         S.in[p] = (in_ring){S.base + rings_off + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, 1,
                             local_world_ranks[p]};
     }
-    S.sleep_mode = tune_wait == 2 || (tune_wait == 0 && n > online_cpus());
-    S.cma_ok = tune_cma != 0;
+    bool oversubscribed = n > online_cpus();
+    S.sleep_mode = tune_wait == 2 || (tune_wait == 0 && oversubscribed);
+    /* One copy by the receiver, or two overlapped copies (sender into the ring, receiver out of
+     * it) through a ring that stays in cache? With a core each, the pipeline wins (about twice
+     * the bandwidth measured here); sharing cores, the single copy wins (about four times):
+     * see doc/performance.md. */
+    S.cma_ok = tune_cma == 1 || tune_cma == 3 || (tune_cma == 0 && oversubscribed);
     return 0;
 }
 
@@ -240,8 +251,14 @@ void cr_shm_finalize(void)
 {
     /* The creator's memfd is how the others reach the segment: it stays open until every one
      * of them has mapped it (a quick job could otherwise finish before a peer got there). */
-    while (S.fd >= 0 && S.base && atomic_load(&((shm_header *)S.base)->attached) < (unsigned)S.n)
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (S.fd >= 0 && S.base && atomic_load(&((shm_header *)S.base)->attached) < (unsigned)S.n) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > 10) /* a peer died before attaching: its launcher ends the job */
+            break;
         sched_yield();
+    }
     if (S.base)
         munmap(S.base, S.size);
     if (S.fd >= 0)
@@ -374,7 +391,7 @@ static bool anything_pending(void)
     return false;
 }
 
-void cr_shm_sleep(void)
+void cr_shm_sleep(bool (*ready)(void *), void *arg)
 {
     if (S.n <= 1) {
         sched_yield();
@@ -384,12 +401,38 @@ void cr_shm_sleep(void)
     unsigned bell = atomic_load_explicit(&me->bell, memory_order_relaxed);
     atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
-    if (!anything_pending()) {
+    if (!anything_pending() && !(ready && ready(arg))) {
         /* The timeout is a safety net only: every frame rings the bell of a sleeper. */
         struct timespec ts = {0, 100 * 1000 * 1000};
         futex(&me->bell, FUTEX_WAIT, bell, &ts);
     }
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+}
+
+void *cr_shm_coll_area(size_t *bytes)
+{
+    if (!S.base)
+        return NULL;
+    *bytes = S.coll_bytes;
+    return S.base + S.coll_off;
+}
+
+int cr_shm_local_rank(void)
+{
+    return S.me;
+}
+
+int cr_shm_local_size(void)
+{
+    return S.n;
+}
+
+void cr_shm_wake_sleepers(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int p = 0; p < S.n; p++)
+        if (p != S.me && atomic_load_explicit(&S.procs[p].sleeping, memory_order_relaxed))
+            ring_bell(&S.procs[p]);
 }
 
 /* One copy from a peer's memory to ours. process_vm_readv may copy less than asked (large

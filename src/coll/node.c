@@ -1,0 +1,115 @@
+/* node.c: the shared-memory collective component. This file deliberately reaches into the
+ * node's shared segment (through the small interface shm.h offers it), which no other
+ * collective does: with flags and buffers there, a barrier or a small reduction among the
+ * node's processes is one round instead of log2(p) rounds of messages. That matters most with
+ * more ranks than cores, where every message round waits for the receiver to be scheduled.
+ *
+ * Used for MPI_COMM_WORLD when all its processes share this node (one region serves one
+ * communicator; other communicators use the message-based algorithms).
+ *
+ * Barrier: a counter of arrivals and a generation number. Each process notes the generation,
+ * counts itself in; the last to arrive resets the counter, advances the generation and wakes
+ * every sleeping process; the others wait (polling their rings meanwhile, so point-to-point
+ * traffic keeps moving) until the generation changes.
+ * Cost: p atomic increments on one line + one wake-up round: about one scheduling round.
+ *
+ * Small reductions (up to CR_SHM_COLL_SLOT bytes per process): each process writes its data to
+ * its slot of generation g (two sets of slots alternate), passes the barrier, then every
+ * process (or the root) combines all slots in rank order itself: the result is the same on every
+ * process and respects operations that do not commute. A set of slots is written again only
+ * two generations later, when everyone has passed the barrier after reading it. */
+#include "coll.h"
+
+#include "core/runtime.h"
+#include "xport/shm/shm.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct node_area {
+    _Alignas(64) _Atomic uint32_t arrive;
+    _Alignas(64) _Atomic uint32_t generation;
+    _Alignas(64) char slots[]; /* [2][n][CR_SHM_COLL_SLOT] */
+} node_area;
+
+_Static_assert(offsetof(node_area, slots) == 128, "the layout CR_SHM_COLL_BYTES assumes");
+
+static node_area *area_of(cr_comm *c)
+{
+    size_t bytes;
+    if (c != &cr_comm_world || cr_rt.nnodes != 1 || c->size < 2 || cr_shm_local_size() != c->size)
+        return NULL;
+    return cr_shm_coll_area(&bytes);
+}
+
+bool cr_coll_node_usable(cr_comm *c, uint64_t bytes_per_process)
+{
+    return area_of(c) != NULL && bytes_per_process <= CR_SHM_COLL_SLOT;
+}
+
+static char *slot(node_area *a, uint32_t gen, int rank, int n)
+{
+    return a->slots + ((size_t)(gen & 1) * (size_t)n + (size_t)rank) * CR_SHM_COLL_SLOT;
+}
+
+typedef struct {
+    node_area *a;
+    uint32_t gen;
+} gen_wait;
+
+static bool generation_moved(void *arg)
+{
+    gen_wait *w = arg;
+    return atomic_load_explicit(&w->a->generation, memory_order_acquire) != w->gen;
+}
+
+/* Arrives at the barrier of generation `gen` and waits for everyone. */
+static void pass(node_area *a, uint32_t gen, int n)
+{
+    if (atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel) == (uint32_t)n - 1) {
+        atomic_store_explicit(&a->arrive, 0, memory_order_relaxed);
+        atomic_store_explicit(&a->generation, gen + 1, memory_order_release);
+        cr_shm_wake_sleepers();
+        return;
+    }
+    gen_wait w = {a, gen};
+    cr_progress_wait_until(generation_moved, &w);
+}
+
+int cr_coll_node_barrier(cr_comm *c)
+{
+    node_area *a = area_of(c);
+    pass(a, atomic_load_explicit(&a->generation, memory_order_acquire), c->size);
+    return MPI_SUCCESS;
+}
+
+/* Combines every process's slot in rank order into `out` (root < 0: every process does). */
+static int combine(node_area *a, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
+{
+    void *alloc;
+    char *tmp = cr_coll_tmp(count, dt, &alloc);
+    if (!tmp)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a reduction");
+    /* Slots hold packed data; combine in out (typed), one contribution at a time. */
+    cr_dt_unpack(out, count, dt, 0, slot(a, gen, 0, n), (uint64_t)count * (uint64_t)dt->size);
+    for (int r = 1; r < n; r++) {
+        cr_dt_unpack(tmp, count, dt, 0, slot(a, gen, r, n), (uint64_t)count * (uint64_t)dt->size);
+        cr_op_apply(op, out, tmp, count, dt); /* tmp = out op slot[r] */
+        cr_coll_copy(tmp, count, dt, out, count, dt);
+    }
+    free(alloc);
+    return MPI_SUCCESS;
+}
+
+int cr_coll_node_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *c)
+{
+    node_area *a = area_of(c);
+    int n = c->size, me = c->rank;
+    uint32_t gen = atomic_load_explicit(&a->generation, memory_order_acquire);
+    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    cr_dt_pack(mine, count, dt, 0, slot(a, gen, me, n), (uint64_t)count * (uint64_t)dt->size);
+    pass(a, gen, n);
+    if (root >= 0 && me != root)
+        return MPI_SUCCESS;
+    return combine(a, gen, rbuf, count, dt, op, n);
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""The example programs give the right answers, at several process counts: the demo a
+newcomer runs first must be correct, not only run.
+
+usage: examples_test.py --bin BUILD/bin --examples BUILD/examples CASE
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def run(a, n, prog, *args, cwd=None):
+    p = subprocess.run([os.path.join(a.bin, "mpiexec"), "-n", str(n), os.path.join(a.examples, prog), *args],
+                       capture_output=True, text=True, timeout=120, cwd=cwd)
+    assert p.returncode == 0, f"{prog} at n={n} exited {p.returncode}:\n{p.stdout}\n{p.stderr}"
+    return p.stdout
+
+
+@case
+def hello(a):
+    for n in (1, 3, 8):
+        out = run(a, n, "hello")
+        ranks = sorted(int(r) for r in re.findall(rf"Hello from rank (\d+) of {n} ", out))
+        assert ranks == list(range(n)), out
+
+
+@case
+def first_to_last(a):
+    for n in (2, 5):
+        out = run(a, n, "first_to_last")
+        assert f"rank {n - 1} received 1234 from rank 0 (tag 17)" in out, out
+
+
+@case
+def integrate(a):
+    for n in (1, 4, 7):
+        out = run(a, n, "integrate", "1000000")
+        err = float(re.search(r"error ([\d.e+-]+)", out).group(1))
+        assert err < 1e-9, out
+
+
+@case
+def mandelbrot(a):
+    """The picture is the same whatever the process count (and every row arrives once)."""
+    sums = set()
+    with tempfile.TemporaryDirectory() as d:
+        for n in (1, 3, 8):
+            out = run(a, n, "mandelbrot", "320", "200", cwd=d)
+            sums.add(re.search(r"checksum (\d+)", out).group(1))
+            assert os.path.getsize(os.path.join(d, "mandelbrot.pgm")) == len("P5\n320 200\n255\n") + 320 * 200
+    assert len(sums) == 1, f"different pictures at different process counts: {sums}"
+
+
+@case
+def bounce(a):
+    out = run(a, 4, "bounce")
+    assert len(re.findall(r"^\s+\d+\s+[\d.]+\s+[\d.]+$", out, re.M)) == 7, out
+
+
+@case
+def timings(a):
+    out = run(a, 3, "timings")
+    for what in ("send/recv", "isend/irecv", "barrier", "bcast", "reduce"):
+        assert what in out, out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin")
+    ap.add_argument("--examples")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("case", nargs="?")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(CASES))
+        return 0
+    try:
+        CASES[a.case](a)
+    except AssertionError as e:
+        print(f"FAIL {a.case}: {e}")
+        return 1
+    print(f"PASS {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
