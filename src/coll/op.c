@@ -124,6 +124,23 @@ static cr_op_fn *const fns[CR_BASIC_COUNT][O_COUNT] = {
     [CR_BASIC_2DOUBLE] = LOC_ROW(dd),
 };
 
+/* Which type families each operation applies to (MPI-4.1 6.9.2). */
+#define CAT(c) (1u << CR_CAT_##c)
+static const unsigned allowed[O_COUNT] = {
+    [O_MIN] = CAT(C_INT) | CAT(F_INT) | CAT(FLOAT) | CAT(MULTI),
+    [O_MAX] = CAT(C_INT) | CAT(F_INT) | CAT(FLOAT) | CAT(MULTI),
+    [O_SUM] = CAT(C_INT) | CAT(F_INT) | CAT(FLOAT) | CAT(COMPLEX) | CAT(MULTI),
+    [O_PROD] = CAT(C_INT) | CAT(F_INT) | CAT(FLOAT) | CAT(COMPLEX) | CAT(MULTI),
+    [O_LAND] = CAT(C_INT) | CAT(LOGICAL),
+    [O_LOR] = CAT(C_INT) | CAT(LOGICAL),
+    [O_LXOR] = CAT(C_INT) | CAT(LOGICAL),
+    [O_BAND] = CAT(C_INT) | CAT(F_INT) | CAT(BYTE) | CAT(MULTI),
+    [O_BOR] = CAT(C_INT) | CAT(F_INT) | CAT(BYTE) | CAT(MULTI),
+    [O_BXOR] = CAT(C_INT) | CAT(F_INT) | CAT(BYTE) | CAT(MULTI),
+    [O_MINLOC] = CAT(PAIR),
+    [O_MAXLOC] = CAT(PAIR),
+};
+
 static struct predef_op {
     MPI_Op handle;
     int index;
@@ -157,7 +174,7 @@ int cr_op_check(const cr_op *op, const cr_dtype *dt)
         return MPI_SUCCESS; /* user operations take any type */
     if (op->index == O_REPLACE || op->index == O_NO_OP)
         return cr_err(MPI_ERR_OP, "%s is only for one-sided accumulate operations", op->name);
-    if (dt->basic != CR_BASIC_NONE && fns[dt->basic][op->index])
+    if ((allowed[op->index] & (1u << dt->category)) && dt->basic != CR_BASIC_NONE && fns[dt->basic][op->index])
         return MPI_SUCCESS;
     return cr_err(MPI_ERR_OP, "%s is not defined for datatype %s", op->name, dt->name ? dt->name : "(derived)");
 }

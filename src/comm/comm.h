@@ -46,6 +46,15 @@ static inline cr_comm *cr_comm_get(MPI_Comm h)
     return (cr_comm *)cr_handle_get((uintptr_t)h, CR_KIND_COMM);
 }
 
+/* Communicators live while referenced: by the user's handle, and by every pending operation
+ * (a request holds its communicator), so MPI_Comm_free with operations still pending lets them
+ * complete normally and the communicator (with its context id) goes with the last of them. */
+static inline void cr_comm_hold(cr_comm *c)
+{
+    cr_obj_ref(c);
+}
+void cr_comm_release(cr_comm *c);
+
 /* Library load: registers the predefined communicators and groups. */
 void cr_comm_setup(void);
 /* MPI_Init: fills MPI_COMM_WORLD and MPI_COMM_SELF for this process. */

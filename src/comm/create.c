@@ -227,13 +227,20 @@ int cr_mpi_comm_free(MPI_Comm *h)
         MPI_Count size;
         cr_mpi_comm_detach_buffer(c, &addr, &size);
     }
+    *h = MPI_COMM_NULL;
+    cr_comm_release(c);
+    return MPI_SUCCESS;
+}
+
+void cr_comm_release(cr_comm *c)
+{
+    if (!cr_obj_unref(c))
+        return;
     slot_release(c->ctx);
     if (cr_obj_unref(c->eo.errh))
         cr_obj_free(c->eo.errh);
     free(c->world_ranks);
     cr_obj_free(c);
-    *h = MPI_COMM_NULL;
-    return MPI_SUCCESS;
 }
 
 int cr_mpi_comm_compare(cr_comm *c1, cr_comm *c2, int *result)

@@ -25,10 +25,19 @@ cr_request *cr_request_new(cr_req_kind kind)
     return r;
 }
 
+void cr_request_hold_comm(cr_request *r)
+{
+    cr_comm_hold(r->comm);
+    r->holds_comm = 1;
+}
+
 void cr_request_release(cr_request *r)
 {
-    if (cr_obj_unref(r))
-        cr_obj_free(r);
+    if (!cr_obj_unref(r))
+        return;
+    if (r->holds_comm)
+        cr_comm_release(r->comm);
+    cr_obj_free(r);
 }
 
 void cr_request_complete(cr_request *r)

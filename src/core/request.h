@@ -35,6 +35,7 @@ typedef struct cr_request {
     uint8_t mode;       /* cr_send_mode */
     uint8_t proto;      /* protocol state, owned by pt2pt */
     uint8_t cancel;     /* cancellation state, owned by pt2pt */
+    uint8_t holds_comm; /* keeps `comm` alive until the request is released */
     volatile int done;
     MPI_Status status;
     struct cr_request *next, *prev; /* posted-receive queue or a pending-send queue */
@@ -72,6 +73,8 @@ static inline MPI_Request cr_request_handle(const cr_request *r)
 
 /* A new request with one reference (the user's handle). NULL when out of memory. */
 cr_request *cr_request_new(cr_req_kind kind);
+/* Makes the request keep its communicator alive (requests that outlive the call making them). */
+void cr_request_hold_comm(cr_request *r);
 /* Drops a reference; releases the request with the last. */
 void cr_request_release(cr_request *r);
 /* Marks the operation complete. A request the user already freed is released. */

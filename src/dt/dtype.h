@@ -27,6 +27,20 @@ typedef enum {
     CR_BASIC_COUNT
 } cr_basic;
 
+/* The families MPI groups predefined types into when it says which reduction operations apply
+ * to which types (MPI-4.1 6.9.2). */
+typedef enum {
+    CR_CAT_NONE = 0,  /* no reduction applies (MPI_PACKED, MPI_CHAR, MPI_WCHAR, derived types) */
+    CR_CAT_C_INT,     /* C integer */
+    CR_CAT_F_INT,     /* Fortran integer */
+    CR_CAT_FLOAT,     /* floating point */
+    CR_CAT_LOGICAL,   /* logical */
+    CR_CAT_COMPLEX,   /* complex */
+    CR_CAT_BYTE,      /* MPI_BYTE */
+    CR_CAT_MULTI,     /* multi-language types: MPI_AINT, MPI_OFFSET, MPI_COUNT */
+    CR_CAT_PAIR,      /* the value-index pairs of MPI_MINLOC/MPI_MAXLOC */
+} cr_dt_category;
+
 typedef struct cr_dt_block {
     MPI_Aint offset;
     MPI_Aint length;
@@ -42,6 +56,7 @@ typedef struct cr_dtype {
     cr_obj obj;
     uint32_t flags;
     uint8_t basic;        /* cr_basic */
+    uint8_t category;     /* cr_dt_category */
     MPI_Count size;       /* bytes of data in one element */
     MPI_Aint lb, extent;
     MPI_Aint true_lb, true_extent;

@@ -132,6 +132,7 @@ int cr_bsend_start(cr_request *r)
     }
     cr_pt2pt_prepare(send, CR_REQ_SEND, copy, (MPI_Count)bytes, cr_dtype_get(MPI_BYTE), r->peer, r->tag, r->comm,
                      r->ctx, CR_MODE_STANDARD);
+    cr_request_hold_comm(send);
     send->owner = s;
     send->on_complete = release;
     send->freed = 1; /* nobody waits for it: it goes when it completes */

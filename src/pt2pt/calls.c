@@ -48,6 +48,7 @@ static int start_new(int kind, const void *buf, MPI_Count count, cr_dtype *dt, i
     if (!r)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a request");
     cr_pt2pt_prepare(r, kind, buf, count, dt, peer, tag, comm, comm->ctx, mode);
+    cr_request_hold_comm(r);
     if (persistent) {
         r->persistent = 1;
         cr_status_empty(&r->status);
@@ -183,6 +184,7 @@ static int isendrecv(const void *sendbuf, MPI_Count sendcount, cr_dtype *sendtyp
         return cr_err(MPI_ERR_NO_MEM, "out of memory for requests");
     }
     whole->comm = comm;
+    cr_request_hold_comm(whole);
     whole->tmp = owned_copy;
     whole->parts = 2;
     cr_status_empty(&whole->status);
@@ -282,6 +284,7 @@ static int message_new(cr_comm *comm, cr_unexp *u, MPI_Message *message)
     if (!m)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a message handle");
     m->comm = comm;
+    cr_comm_hold(comm);
     m->msg = u;
     *message = (MPI_Message)(uintptr_t)m->obj.handle;
     return MPI_SUCCESS;
@@ -333,6 +336,12 @@ static int take_message(MPI_Message *message, cr_comm **comm, cr_unexp **u)
     return MPI_SUCCESS;
 }
 
+/* The message handle's hold on its communicator, dropped once the receive holds its own. */
+static void drop_message_comm(cr_comm *comm)
+{
+    cr_comm_release(comm);
+}
+
 int cr_mpi_mrecv(void *buf, MPI_Count count, cr_dtype *dt, MPI_Message *message, MPI_Status *status)
 {
     if (*message == MPI_MESSAGE_NO_PROC) {
@@ -350,6 +359,7 @@ int cr_mpi_mrecv(void *buf, MPI_Count count, cr_dtype *dt, MPI_Message *message,
     cr_pt2pt_prepare(&r, CR_REQ_RECV, buf, count, dt, u->src, u->tag, comm, comm->ctx, CR_MODE_STANDARD);
     cr_pt2pt_recv_message(&r, u);
     cr_progress_wait(&r.done);
+    drop_message_comm(comm);
     if (status)
         *status = r.status;
     if (r.status.MPI_ERROR)
@@ -378,6 +388,8 @@ int cr_mpi_imrecv(void *buf, MPI_Count count, cr_dtype *dt, MPI_Message *message
         return err;
     }
     cr_pt2pt_prepare(r, CR_REQ_RECV, buf, count, dt, u->src, u->tag, comm, comm->ctx, CR_MODE_STANDARD);
+    cr_request_hold_comm(r);
+    drop_message_comm(comm);
     cr_pt2pt_recv_message(r, u);
     return MPI_SUCCESS;
 }
