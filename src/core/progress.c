@@ -39,6 +39,14 @@ int cr_progress(void)
     return got;
 }
 
+int cr_progress_poll(void)
+{
+    int got = cr_progress();
+    if (!got && cr_xport_should_sleep())
+        sched_yield();
+    return got;
+}
+
 /* One idle step of a wait: `idle` counts empty rounds since the last event. */
 static inline void idle_step(unsigned *idle, bool (*ready)(void *), void *arg)
 {

@@ -125,7 +125,7 @@ int cr_mpi_test(MPI_Request *h, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (!r->done)
-        cr_progress();
+        cr_progress_poll();
     *flag = r->done;
     return r->done ? finish(h, r, status) : MPI_SUCCESS;
 }
@@ -214,7 +214,7 @@ int cr_mpi_testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses
     if (!err) {
         waitset w = {count, r, count, true};
         if (!waitset_ready(&w))
-            cr_progress();
+            cr_progress_poll();
         *flag = waitset_ready(&w);
         if (*flag)
             err = finish_all(count, reqs, r, statuses);
@@ -246,7 +246,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
     if (wait)
         cr_progress_wait_until(waitset_ready, &w);
     else
-        cr_progress();
+        cr_progress_poll();
     *flag = 0;
     for (int i = 0; i < count; i++) {
         if (r[i] && r[i]->done) {
@@ -291,7 +291,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
     if (wait)
         cr_progress_wait_until(waitset_ready, &w);
     else
-        cr_progress();
+        cr_progress_poll();
     int n = 0, errors = 0;
     for (int i = 0; i < count; i++) {
         if (r[i] && r[i]->done) {
@@ -330,7 +330,7 @@ int cr_mpi_request_get_status(MPI_Request h, int *flag, MPI_Status *status)
     if (err)
         return err;
     if (r && !r->done)
-        cr_progress();
+        cr_progress_poll();
     *flag = !r || r->done;
     if (*flag && status) {
         if (r)
@@ -346,7 +346,7 @@ int cr_mpi_request_get_status_all(int count, const MPI_Request reqs[], int *flag
     int err = check_array(count, reqs);
     if (err)
         return err;
-    cr_progress();
+    cr_progress_poll();
     *flag = 1;
     for (int i = 0; i < count && *flag; i++) {
         cr_request *r;
@@ -370,7 +370,7 @@ int cr_mpi_request_get_status_any(int count, const MPI_Request reqs[], int *inde
     int err = check_array(count, reqs), active = 0;
     if (err)
         return err;
-    cr_progress();
+    cr_progress_poll();
     *flag = 0;
     *index = MPI_UNDEFINED;
     for (int i = 0; i < count; i++) {
@@ -400,7 +400,7 @@ int cr_mpi_request_get_status_some(int incount, const MPI_Request reqs[], int *o
     int err = check_array(incount, reqs), active = 0, n = 0;
     if (err)
         return err;
-    cr_progress();
+    cr_progress_poll();
     for (int i = 0; i < incount; i++) {
         cr_request *r;
         if ((err = lookup(reqs[i], "array_of_requests", i, &r)))
@@ -515,8 +515,13 @@ int cr_mpi_status_set_elements(MPI_Status *status, cr_dtype *dt, MPI_Count count
 {
     if (count < 0)
         return cr_err(MPI_ERR_COUNT, "count=%lld must not be negative", (long long)count);
-    /* Elements of a basic type are whole items; pair types have two elements per item. */
-    cr_status_set_bytes(status, (uint64_t)count * (uint64_t)dt->size / (uint64_t)(dt->nblocks ? dt->nblocks : 1));
+    /* Whole items, then the leading blocks of a partial one (pair types have two elements an
+     * item, of different sizes), so MPI_Get_elements gives `count` back. */
+    MPI_Count per = dt->nblocks ? dt->nblocks : 1;
+    uint64_t bytes = (uint64_t)(count / per) * (uint64_t)dt->size;
+    for (MPI_Count b = 0; b < count % per; b++)
+        bytes += (uint64_t)dt->blocks[b].length;
+    cr_status_set_bytes(status, bytes);
     return MPI_SUCCESS;
 }
 

@@ -111,6 +111,10 @@ static inline void cr_status_empty(MPI_Status *s)
 
 /* Progress: delivers what transports have and pushes what waits to be sent. */
 int cr_progress(void);
+/* One round of progress for a call that polls (MPI_Test*, MPI_Iprobe, ...) and returns. A
+ * program polling in a loop would keep its core from the processes it waits for when processes
+ * outnumber cores: then an empty round also yields the core. */
+int cr_progress_poll(void);
 /* Makes progress until *flag becomes non-zero, spinning, yielding or sleeping as the machine
  * allows. */
 void cr_progress_wait(volatile int *flag);

@@ -262,7 +262,7 @@ int cr_mpi_iprobe(int source, int tag, cr_comm *comm, int *flag, MPI_Status *sta
     }
     probe_arg p = {comm, source, tag, false, NULL};
     if (!probe_ready(&p)) {
-        cr_progress();
+        cr_progress_poll();
         probe_ready(&p);
     }
     *flag = p.found != NULL;
@@ -311,7 +311,7 @@ int cr_mpi_improbe(int source, int tag, cr_comm *comm, int *flag, MPI_Message *m
         return *flag = 1, cr_mpi_mprobe(source, tag, comm, message, status);
     probe_arg p = {comm, source, tag, true, NULL};
     if (!probe_ready(&p)) {
-        cr_progress();
+        cr_progress_poll();
         probe_ready(&p);
     }
     *flag = p.found != NULL;

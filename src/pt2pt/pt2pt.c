@@ -362,7 +362,7 @@ static void on_cancel(const cr_xframe *f, const cr_penv *env)
     match_ctx *m = ctx_get(env->ctx);
     uint64_t done = 0;
     for (cr_unexp *u = m ? m->unexp_head : NULL; u; u = u->next) {
-        if (u->world_src == f->src && u->sreq == env->b) {
+        if (u->world_src == f->src && u->sreq == env->b && env->b) {
             unexp_remove(m, u);
             free(u);
             done = 1;
@@ -461,10 +461,14 @@ int cr_pt2pt_send_start(cr_request *r)
     r->world_peer = dst;
     r->bytes = (uint64_t)r->count * (uint64_t)r->dt->size;
     bool contig = cr_dtype_is_contig(r->dt);
+    /* The request's address goes on the wire only when it stays valid until the peer answers
+     * (synchronous eager, rendezvous): a cancel request names a message by it. */
     cr_penv env = {.ctx = r->ctx, .src = c->rank, .tag = r->tag, .a = r->bytes, .b = (uintptr_t)r};
     if (r->bytes <= eager_limit(dst)) {
         env.type = P_EAGER;
         env.flags = r->mode == CR_MODE_SYNC ? PF_SYNC : 0;
+        if (r->mode != CR_MODE_SYNC)
+            env.b = 0;
         r->proto = P_EAGER;
         if (!contig && r->bytes) {
             r->tmp = malloc(r->bytes);

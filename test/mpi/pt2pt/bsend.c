@@ -1,0 +1,251 @@
+/* Buffered sends.
+ *   - with no buffer attached, MPI_Bsend and MPI_Ibsend fail with MPI_ERR_BUFFER (a send to
+ *     MPI_PROC_NULL still succeeds);
+ *   - a buffer of exactly k * (size + MPI_BSEND_OVERHEAD) bytes takes k pending messages; the
+ *     (k+1)-th fails with MPI_ERR_BUFFER and a message naming the call; all k arrive intact even
+ *     though the user buffer is overwritten right after each MPI_Bsend;
+ *   - MPI_Buffer_detach returns the attached address and size, and waits for the messages still
+ *     in the buffer (the sender scribbles over the buffer after detaching: the data that arrives
+ *     must not show it, and a message sent after the detach must not arrive before the
+ *     receiver took the buffered ones);
+ *   - MPI_Ibsend, MPI_Bsend_init + MPI_Start with changing data;
+ *   - MPI_Comm_attach_buffer / MPI_Comm_detach_buffer / MPI_Comm_flush_buffer /
+ *     MPI_Comm_iflush_buffer: a communicator's buffer serves only that communicator;
+ *   - MPI_BUFFER_AUTOMATIC: any number of buffered messages;
+ *   - MPI_Buffer_iflush is incomplete while messages wait in the buffer and completes once they
+ *     are received; after MPI_Buffer_flush the space is free again.
+ * Ranks work in pairs (0-1, 2-3, ...); a rank without a partner sends to itself. */
+#include "mpitest.h"
+
+#define N 20000 /* rendezvous: a buffered message stays in the buffer until it is received */
+#define K 4
+
+static void fill(char *b, int n, int seed)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = (char)(i * 7 + seed * 13 + (i >> 9));
+}
+
+static int intact(const char *b, int n, int seed)
+{
+    for (int i = 0; i < n; i++)
+        if (b[i] != (char)(i * 7 + seed * 13 + (i >> 9)))
+            return 0;
+    return 1;
+}
+
+static int rank, size, peer;
+static char *sbuf, *rbuf;
+
+/* Receives `k` messages of n bytes from `from` on `comm`, tags tag0.., seeds seed0... */
+static void receive_k(int from, MPI_Comm comm, int k, int n, int tag0, int seed0, const char *what)
+{
+    for (int i = 0; i < k; i++) {
+        MPI_Status st;
+        int count;
+        memset(rbuf, 0, (size_t)n);
+        CHECK_CLASS(MPI_Recv(rbuf, n, MPI_CHAR, from, tag0 + i, comm, &st), MPI_SUCCESS);
+        MPI_Get_count(&st, MPI_CHAR, &count);
+        CHECK(count == n && intact(rbuf, n, seed0 + i), "%s: message %d: %d bytes or wrong data", what, i, count);
+    }
+}
+
+/* Waits up to `seconds` for a message (from, tag): 1 if none came. */
+static int no_message(int from, int tag, double seconds)
+{
+    double t0 = MPI_Wtime();
+    int flag = 0;
+    while (!flag && MPI_Wtime() - t0 < seconds)
+        MPI_Iprobe(from, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    return !flag;
+}
+
+static void sync_peer(void)
+{
+    MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, 0, NULL, 0, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    peer = (rank ^ 1) < size ? rank ^ 1 : rank;
+    sbuf = malloc(200000);
+    rbuf = malloc(200000);
+    int rc, got_size;
+    void *got_addr;
+    MPI_Request req;
+
+    /* No buffer attached. */
+    rc = CHECK_CLASS(MPI_Bsend(sbuf, 10, MPI_CHAR, peer, 1, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK(mt_string_has(rc, "MPI_Bsend"), "the error message does not name MPI_Bsend");
+    CHECK_CLASS(MPI_Ibsend(sbuf, 10, MPI_CHAR, peer, 1, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Bsend(sbuf, 10, MPI_CHAR, MPI_PROC_NULL, 1, MPI_COMM_WORLD), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
+    CHECK(got_addr == NULL && got_size == 0, "detach with nothing attached gave %p %d", got_addr, got_size);
+    sync_peer(); /* nothing of the failed sends may arrive: checked below by exact matching */
+
+    /* Exactly K messages fit. */
+    int bsize = K * (N + MPI_BSEND_OVERHEAD);
+    char *bbuf = malloc((size_t)bsize);
+    CHECK_CLASS(MPI_Buffer_attach(bbuf, bsize), MPI_SUCCESS);
+    rc = CHECK_CLASS(MPI_Buffer_attach(bbuf, bsize), MPI_ERR_BUFFER); /* already attached */
+    for (int i = 0; i < K; i++) {
+        fill(sbuf, N, i);
+        CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 10 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+        memset(sbuf, 0x55, N); /* the message was copied: the user buffer is free */
+    }
+    rc = CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 20, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK(mt_string_has(rc, "MPI_Bsend"), "the error message does not name MPI_Bsend");
+    rc = CHECK_CLASS(MPI_Bsend(sbuf, 1, MPI_CHAR, peer, 20, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    rc = CHECK_CLASS(MPI_Ibsend(sbuf, 1, MPI_CHAR, peer, 20, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
+    CHECK(mt_string_has(rc, "MPI_Ibsend"), "the error message does not name MPI_Ibsend");
+    sync_peer();
+    receive_k(peer, MPI_COMM_WORLD, K, N, 10, 0, "exact fit");
+    int flag;
+    sync_peer();
+    MPI_Iprobe(peer, 20, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    CHECK(!flag, "a failed buffered send was sent anyway");
+    CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
+    CHECK(got_addr == bbuf && got_size == bsize, "detach gave %p %d, attached %p %d", got_addr, got_size,
+          (void *)bbuf, bsize);
+
+    /* Detach waits for the buffered messages (pairs only: to oneself it would wait forever). */
+    if (peer != rank) {
+        CHECK_CLASS(MPI_Buffer_attach(bbuf, bsize), MPI_SUCCESS);
+        if (rank % 2 == 0) {
+            for (int i = 0; i < K; i++) {
+                fill(sbuf, N, 30 + i);
+                CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 30 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+            }
+            CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
+            CHECK(got_addr == bbuf && got_size == bsize, "detach gave %p %d", got_addr, got_size);
+            memset(bbuf, 0x77, (size_t)bsize);
+            MPI_Send(NULL, 0, MPI_BYTE, peer, 39, MPI_COMM_WORLD); /* detached */
+        } else {
+            CHECK(no_message(peer, 39, 0.1), "MPI_Buffer_detach returned while its messages were not received");
+            receive_k(peer, MPI_COMM_WORLD, K, N, 30, 30, "detach");
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, 39, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
+        }
+    }
+
+    /* MPI_Ibsend and a persistent buffered send, eager and rendezvous sizes. */
+    int big = 4 * (100000 + MPI_BSEND_OVERHEAD);
+    char *bigbuf = malloc((size_t)big);
+    CHECK_CLASS(MPI_Buffer_attach(bigbuf, big), MPI_SUCCESS);
+    const int sizes[] = {0, 100, 16384, 100000};
+    for (int s = 0; s < 4; s++) {
+        int n = sizes[s], count;
+        MPI_Status st;
+        fill(sbuf, n, 40 + s);
+        CHECK_CLASS(MPI_Ibsend(sbuf, n, MPI_CHAR, peer, 40 + s, MPI_COMM_WORLD, &req), MPI_SUCCESS);
+        CHECK_CLASS(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        memset(sbuf, 0x33, (size_t)n);
+        memset(rbuf, 0, (size_t)n);
+        CHECK_CLASS(MPI_Recv(rbuf, n, MPI_CHAR, peer, 40 + s, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+        MPI_Get_count(&st, MPI_CHAR, &count);
+        CHECK(count == n && intact(rbuf, n, 40 + s), "MPI_Ibsend of %d bytes: got %d or wrong data", n, count);
+    }
+    for (int s = 0; s < 2; s++) {
+        int n = s ? 100000 : 1000;
+        CHECK_CLASS(MPI_Bsend_init(sbuf, n, MPI_CHAR, peer, 50, MPI_COMM_WORLD, &req), MPI_SUCCESS);
+        for (int round = 0; round < 20; round++) {
+            fill(sbuf, n, round);
+            CHECK_CLASS(MPI_Start(&req), MPI_SUCCESS);
+            CHECK_CLASS(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+            CHECK(req != MPI_REQUEST_NULL, "a persistent request was freed by MPI_Wait");
+            memset(sbuf, 0x44, (size_t)n);
+            receive_k(peer, MPI_COMM_WORLD, 1, n, 50, round, "MPI_Bsend_init");
+        }
+        CHECK_CLASS(MPI_Request_free(&req), MPI_SUCCESS);
+    }
+
+    /* iflush: incomplete while messages wait in the buffer; flush frees the space. */
+    CHECK_CLASS(MPI_Buffer_flush(), MPI_SUCCESS); /* the partner may not have taken the last one yet */
+    for (int i = 0; i < 4; i++) {
+        fill(sbuf, 100000, 60 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, 100000, MPI_CHAR, peer, 60 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+    }
+    CHECK_CLASS(MPI_Bsend(sbuf, 1, MPI_CHAR, peer, 69, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Buffer_iflush(&req), MPI_SUCCESS);
+    double t0 = MPI_Wtime();
+    flag = 0;
+    while (!flag && MPI_Wtime() - t0 < 0.05)
+        MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    CHECK(!flag, "MPI_Buffer_iflush completed while its messages wait for their receives");
+    sync_peer();
+    receive_k(peer, MPI_COMM_WORLD, 4, 100000, 60, 60, "iflush");
+    CHECK_CLASS(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < 4; i++) { /* the space is free again */
+        fill(sbuf, 100000, 70 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, 100000, MPI_CHAR, peer, 70 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+    }
+    MPI_Request rr[4];
+    char *rb4 = malloc(4 * 100000);
+    for (int i = 0; i < 4; i++)
+        MPI_Irecv(rb4 + i * 100000, 100000, MPI_CHAR, peer, 70 + i, MPI_COMM_WORLD, &rr[i]);
+    CHECK_CLASS(MPI_Buffer_flush(), MPI_SUCCESS);
+    for (int i = 0; i < 4; i++) { /* flushed: all fits again */
+        fill(sbuf, 100000, 80 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, 100000, MPI_CHAR, peer, 80 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+    }
+    CHECK_CLASS(MPI_Waitall(4, rr, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < 4; i++)
+        CHECK(intact(rb4 + i * 100000, 100000, 70 + i), "flush: message %d wrong", i);
+    receive_k(peer, MPI_COMM_WORLD, 4, 100000, 80, 80, "after flush");
+    CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
+    CHECK(got_addr == bigbuf && got_size == big, "detach gave %p %d", got_addr, got_size);
+
+    /* A communicator's own buffer. */
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Comm_attach_buffer(comm, bbuf, bsize), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Comm_attach_buffer(comm, bbuf, bsize), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Bsend(sbuf, 10, MPI_CHAR, peer, 90, MPI_COMM_WORLD), MPI_ERR_BUFFER); /* not this one */
+    for (int i = 0; i < K; i++) {
+        fill(sbuf, N, 90 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 90 + i, comm), MPI_SUCCESS);
+    }
+    CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 99, comm), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Comm_iflush_buffer(comm, &req), MPI_SUCCESS);
+    sync_peer();
+    receive_k(peer, comm, K, N, 90, 90, "communicator buffer");
+    CHECK_CLASS(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Comm_flush_buffer(comm), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Comm_detach_buffer(comm, &got_addr, &got_size), MPI_SUCCESS);
+    CHECK(got_addr == bbuf && got_size == bsize, "MPI_Comm_detach_buffer gave %p %d", got_addr, got_size);
+    CHECK_CLASS(MPI_Bsend(sbuf, 10, MPI_CHAR, peer, 90, comm), MPI_ERR_BUFFER);
+
+    /* Automatic buffering: any number of messages. */
+    CHECK_CLASS(MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0), MPI_SUCCESS);
+    for (int i = 0; i < 30; i++) {
+        fill(sbuf, 100000, 100 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, 100000, MPI_CHAR, peer, 100 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+    }
+    sync_peer();
+    receive_k(peer, MPI_COMM_WORLD, 30, 100000, 100, 100, "MPI_BUFFER_AUTOMATIC");
+    CHECK_CLASS(MPI_Buffer_flush(), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
+    CHECK(got_addr == MPI_BUFFER_AUTOMATIC, "detach of the automatic buffer gave %p", got_addr);
+    CHECK_CLASS(MPI_Comm_attach_buffer(comm, MPI_BUFFER_AUTOMATIC, 0), MPI_SUCCESS);
+    for (int i = 0; i < 10; i++) {
+        fill(sbuf, 50000, 200 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, 50000, MPI_CHAR, peer, 200 + i, comm), MPI_SUCCESS);
+    }
+    receive_k(peer, comm, 10, 50000, 200, 200, "communicator MPI_BUFFER_AUTOMATIC");
+    CHECK_CLASS(MPI_Comm_detach_buffer(comm, &got_addr, &got_size), MPI_SUCCESS);
+    CHECK(got_addr == MPI_BUFFER_AUTOMATIC, "MPI_Comm_detach_buffer of the automatic buffer gave %p", got_addr);
+
+    MPI_Comm_free(&comm);
+    free(rb4);
+    free(bigbuf);
+    free(bbuf);
+    free(sbuf);
+    free(rbuf);
+    return mt_finish();
+}
