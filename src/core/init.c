@@ -14,6 +14,7 @@
 #include "request.h"
 #include "xport/xport.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -134,6 +135,29 @@ static int discover_nodes(char *why, size_t cap)
     return 0;
 }
 
+/* Courier's mpiexec starts each rank on its own CPU and passes the CPUs the job may use in
+ * COURIER_CPUS: widen the mask again so the kernel may still move this process when other work
+ * needs its CPU (see tools/mpiexec/spawn.c). */
+static void widen_affinity(void)
+{
+    const char *list = getenv("COURIER_CPUS");
+    if (!list || !*list)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const char *p = list; *p;) {
+        char *end;
+        long c = strtol(p, &end, 10);
+        if (end == p || c < 0 || c >= CPU_SETSIZE)
+            return;
+        CPU_SET((int)c, &set);
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return;
+    }
+    sched_setaffinity(0, sizeof set, &set);
+}
+
 static int start(int *argc, char ***argv, int required, int *provided)
 {
     char why[768];
@@ -146,6 +170,7 @@ static int start(int *argc, char ***argv, int required, int *provided)
         return cr_err(MPI_ERR_ARG, "required=%d is not MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE", required);
     if (cr_config_load(why, sizeof why))
         return cr_err(MPI_ERR_OTHER, "%s", why);
+    widen_affinity();
     gethostname(cr_rt.hostname, sizeof cr_rt.hostname - 1);
 
     cr_pmi_job job;

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 static int64_t eager_max;
-CR_TUNABLE_EX(eager_max, COURIER_EAGER_MAX, CR_TUNE_SIZE, "16K", NULL, 0, 1 << 30,
+CR_TUNABLE_EX(eager_max, COURIER_EAGER_MAX, CR_TUNE_SIZE, "32K", NULL, 0, 1 << 30,
               "largest message sent eagerly (copied through the transport); larger ones use rendezvous "
               "(limited by the transport's frame size)");
 

@@ -40,8 +40,8 @@ static void usage(FILE *f)
             "  -x VAR[=VALUE]          pass VAR to the ranks (with VALUE, set it)\n"
             "  -genv VAR VALUE         set VAR=VALUE for the ranks (also -env)\n"
             "  --timeout SECONDS       stop the job after SECONDS (also MPIEXEC_TIMEOUT); exit status 124\n"
-            "  --bind-to core|none     pin each rank to a core (the default when there are at least as\n"
-            "                          many cores as ranks) or let the kernel place them\n"
+            "  --bind-to core|none     keep rank i on the i-th core, or only start it there and let the\n"
+            "                          kernel move it (none, the default: see doc/performance.md)\n"
             "  --oversubscribe, --allow-run-as-root\n"
             "                          accepted for compatibility: both are always allowed\n"
             "  -h, --help              this text\n"
@@ -116,7 +116,9 @@ static void parse_args(job *j, int argc, char **argv)
     char **env = malloc((nenv + 1) * sizeof *env);
     memcpy(env, environ, (nenv + 1) * sizeof *env);
     j->np = -1;
-    j->bind = -1; /* decided once the rank count is known */
+    /* Not pinned by default: on the machines measured so far, pinned ranks lost time to kernel
+     * work on their core that an unpinned rank simply moves away from (doc/performance.md). */
+    j->bind = 0;
     const char *t = getenv("MPIEXEC_TIMEOUT");
     if (t && *t)
         j->timeout = parse_seconds(t, "MPIEXEC_TIMEOUT");
@@ -194,8 +196,11 @@ static void parse_args(job *j, int argc, char **argv)
                 j->cpus[j->ncpus++] = c;
     if (j->ncpus == 0)
         j->bind = 0;
-    else if (j->bind < 0) /* more ranks than cores: pinning would only stop the kernel balancing */
-        j->bind = j->np <= j->ncpus;
+    size_t len = 32 + (size_t)j->ncpus * 8;
+    j->cpus_env = malloc(len);
+    int at = snprintf(j->cpus_env, len, "COURIER_CPUS=");
+    for (int c = 0; c < j->ncpus; c++)
+        at += snprintf(j->cpus_env + at, len - (size_t)at, c ? ",%d" : "%d", j->cpus[c]);
     j->argv = &argv[i];
     j->envp = env;
     j->prog_path = find_program(argv[i]);
@@ -469,6 +474,7 @@ int main(int argc, char **argv)
     free(what);
     free(j.ranks);
     free(j.cpus);
+    free(j.cpus_env);
     pmi_server_free();
     return j.exit_status;
 }

@@ -43,9 +43,10 @@ typedef struct job {
     char **argv;        /* program and its arguments */
     char **envp;        /* environment of every rank, minus the per-rank PMI variables */
     bool tag_output;
-    int bind;           /* 1: pin rank i to the i-th CPU we may use; 0: leave placement to the kernel */
+    int bind;           /* 1: pin rank i to the i-th CPU we may use; 0: start it there, then let it move */
     int ncpus;
     int *cpus;          /* the CPUs mpiexec may run on */
+    char *cpus_env;     /* "COURIER_CPUS=0,1,...": the mask the ranks widen theirs to again */
     double timeout;     /* seconds; 0 means none */
     const char *prog_path;
     rank_proc *ranks;

@@ -27,7 +27,7 @@ static char **rank_env(job *j, int rank, int pmi_fd, char vars[3][32])
     size_t n = 0;
     while (j->envp[n])
         n++;
-    char **env = calloc(n + 4, sizeof *env);
+    char **env = calloc(n + 5, sizeof *env);
     if (!env)
         return NULL;
     memcpy(env, j->envp, n * sizeof *env);
@@ -36,6 +36,8 @@ static char **rank_env(job *j, int rank, int pmi_fd, char vars[3][32])
     snprintf(vars[2], 32, "PMI_SIZE=%d", j->np);
     for (int i = 0; i < 3; i++)
         env[n + (size_t)i] = vars[i];
+    if (!j->bind && j->cpus_env)
+        env[n + 3] = j->cpus_env;
     return env;
 }
 
@@ -43,7 +45,11 @@ static char **rank_env(job *j, int rank, int pmi_fd, char vars[3][32])
 static void child(job *j, int rank, char **env, int pmi_fd, int out_w, int err_w, int in_r, pid_t parent)
 {
     setpgid(0, 0); /* its own process group: signals reach it (and its children) from us only */
-    if (j->bind) { /* one rank per core: no migrations, and caches stay warm */
+    if (j->ncpus > 1) {
+        /* Start rank i on the i-th CPU. Left to itself the kernel sometimes starts two ranks on one
+         * CPU while another idles, and busy ranks are slow to be moved apart. Without --bind-to
+         * core the library widens the mask again in MPI_Init (COURIER_CPUS), so ranks may still
+         * move away from a CPU that other work needs. */
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET(j->cpus[rank % j->ncpus], &set);

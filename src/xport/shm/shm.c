@@ -69,6 +69,7 @@ typedef struct shm_header {
 typedef struct shm_proc {
     _Alignas(CELL) int32_t pid;
     int32_t world_rank;
+    uint64_t cpus[16];               /* the CPUs it may run on (1024 bits), for the oversubscription test */
     _Alignas(CELL) atomic_uint bell; /* futex word: peers increment it to wake us */
     atomic_uint sleeping;
 } shm_proc;
@@ -83,7 +84,7 @@ typedef struct frame_hdr {
     cr_xenv env;
 } frame_hdr;
 
-_Static_assert(sizeof(shm_proc) == 2 * CELL, "shm_proc is two cache lines");
+_Static_assert(sizeof(shm_proc) == 4 * CELL, "shm_proc: identity and CPUs, then the doorbell on a line of its own");
 _Static_assert(sizeof(shm_ctrl) == CELL, "shm_ctrl is one cache line");
 _Static_assert(sizeof(frame_hdr) == HDR_BYTES, "frame header layout");
 _Static_assert(offsetof(frame_hdr, env) == 8, "frame header layout");
@@ -140,13 +141,34 @@ static size_t pick_ring_bytes(int n)
     return CR_MAX((size_t)16384, CR_MIN(r, (size_t)(256 << 10)));
 }
 
-static int online_cpus(void)
+/* Do the node's processes outnumber the CPUs they may run on, all together? Each process has
+ * published its CPU mask; a job whose ranks are each bound to a core of their own is not
+ * oversubscribed, whatever each one's mask says alone. */
+static bool node_oversubscribed(void)
+{
+    uint64_t all[16] = {0};
+    for (int p = 0; p < S.n; p++)
+        for (int w = 0; w < 16; w++)
+            all[w] |= S.procs[p].cpus[w];
+    int cpus = 0;
+    for (int w = 0; w < 16; w++)
+        cpus += __builtin_popcountll(all[w]);
+    return S.n > (cpus ? cpus : 1);
+}
+
+static void publish_cpus(shm_proc *me)
 {
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    memset(me->cpus, 0, sizeof me->cpus);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < n && c < 1024; c++)
+            me->cpus[c / 64] |= 1ull << (c % 64);
+        return;
+    }
+    for (int c = 0; c < 1024 && c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            me->cpus[c / 64] |= 1ull << (c % 64);
 }
 
 static int futex(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)
@@ -222,10 +244,11 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
         if (((shm_header *)S.base)->magic != SHM_MAGIC)
             return snprintf(why, cap, "the shared memory segment is not Courier's"), -1;
     }
-    atomic_fetch_add(&((shm_header *)S.base)->attached, 1);
     S.procs = (shm_proc *)(S.base + procs_off);
     S.procs[me].pid = (int32_t)getpid();
     S.procs[me].world_rank = local_world_ranks[me];
+    publish_cpus(&S.procs[me]);
+    atomic_fetch_add_explicit(&((shm_header *)S.base)->attached, 1, memory_order_release);
     S.out = calloc((size_t)n, sizeof *S.out);
     S.in = calloc((size_t)n, sizeof *S.in);
     if (!S.out || !S.in)
@@ -237,7 +260,11 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
         S.in[p] = (in_ring){S.base + rings_off + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, 1,
                             local_world_ranks[p]};
     }
-    bool oversubscribed = n > online_cpus();
+    /* Every process's CPU mask is needed, and every one must decide alike (a sender that does
+     * not look for sleepers must never face one that sleeps): wait for all to have attached. */
+    while (atomic_load_explicit(&((shm_header *)S.base)->attached, memory_order_acquire) < (unsigned)n)
+        sched_yield();
+    bool oversubscribed = node_oversubscribed();
     S.sleep_mode = tune_wait == 2 || (tune_wait == 0 && oversubscribed);
     /* One copy by the receiver, or two overlapped copies (sender into the ring, receiver out of
      * it) through a ring that stays in cache? With a core each, the pipeline wins (about twice

@@ -17,7 +17,8 @@
  * Ranks work in pairs (0-1, 2-3, ...); a rank without a partner sends to itself. */
 #include "mpitest.h"
 
-#define N 20000 /* rendezvous: a buffered message stays in the buffer until it is received */
+#define N 100000 /* above any eager limit (at most a 64 KiB frame): a buffered message stays in the
+                  * buffer until it is received */
 #define K 4
 
 static void fill(char *b, int n, int seed)
