@@ -16,7 +16,7 @@ int cr_coll_allgather_bruck(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm
     int p = k.size, rank = k.rank, err = MPI_SUCCESS;
     uint64_t nb = (uint64_t)rcount * (uint64_t)rdt->size;
     cr_dtype *byte = cr_dtype_get(MPI_BYTE);
-    char *tmp = malloc(nb * (uint64_t)p + 1);
+    char *tmp = cr_coll_scratch(nb * (uint64_t)p + 1);
     if (!tmp)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for an allgather of %d blocks", p);
     cr_dt_pack(cr_coll_at(rbuf, (MPI_Count)rank * rcount, rdt), rcount, rdt, 0, tmp, nb);
@@ -30,6 +30,6 @@ int cr_coll_allgather_bruck(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm
         for (int i = 0; i < p; i++) /* tmp block i belongs to rank + i */
             cr_dt_unpack(cr_coll_at(rbuf, (MPI_Count)((rank + i) % p) * rcount, rdt), rcount, rdt, 0,
                          tmp + nb * (uint64_t)i, nb);
-    free(tmp);
+    cr_coll_scratch_release(tmp);
     return err;
 }

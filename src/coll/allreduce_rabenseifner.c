@@ -106,6 +106,6 @@ int cr_coll_allreduce_rabenseifner(void *rbuf, MPI_Count count, cr_dtype *dt, cr
             err = cr_coll_recv(&k, rbuf, count, dt, rank + 1);
     }
 out:
-    free(alloc);
+    cr_coll_scratch_release(alloc);
     return err;
 }

@@ -51,6 +51,6 @@ int cr_coll_allreduce_recursive_doubling(void *rbuf, MPI_Count count, cr_dtype *
             err = cr_coll_recv(&k, rbuf, count, dt, rank + 1);
     }
 out:
-    free(alloc);
+    cr_coll_scratch_release(alloc);
     return err;
 }

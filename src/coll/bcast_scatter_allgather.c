@@ -20,7 +20,7 @@ int cr_coll_bcast_scatter_allgather(void *buf, MPI_Count count, cr_dtype *dt, in
     if (cr_dtype_is_contig(dt)) {
         data = (char *)buf + dt->true_lb;
     } else {
-        if (!(packed = malloc(nbytes ? nbytes : 1)))
+        if (!(packed = cr_coll_scratch(nbytes ? nbytes : 1)))
             return cr_err(MPI_ERR_NO_MEM, "out of memory for a %llu-byte broadcast", (unsigned long long)nbytes);
         if (vr == 0)
             cr_dt_pack(buf, count, dt, 0, packed, nbytes);
@@ -60,6 +60,6 @@ int cr_coll_bcast_scatter_allgather(void *buf, MPI_Count count, cr_dtype *dt, in
     if (packed && vr != 0)
         cr_dt_unpack(buf, count, dt, 0, packed, nbytes);
 out:
-    free(packed);
+    cr_coll_scratch_release(packed);
     return err;
 }

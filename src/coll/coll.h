@@ -39,8 +39,13 @@ int cr_coll_isend(const cr_coll *k, const void *buf, MPI_Count count, cr_dtype *
 int cr_coll_irecv(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int src, cr_request *r);
 int cr_coll_waitall(cr_request *r, int n);
 
+/* Scratch memory kept between calls (see util.c); give it back with cr_coll_scratch_release. */
+void *cr_coll_scratch(size_t bytes);
+void cr_coll_scratch_release(void *p);
+void cr_coll_scratch_clear(void);
 /* A temporary buffer for `count` elements of dt, laid out as a user buffer would be; the
- * pointer to pass to data paths is returned, the allocation through `*alloc` (free it). */
+ * pointer to pass to data paths is returned, the scratch buffer through `*alloc` (release it
+ * with cr_coll_scratch_release). */
 void *cr_coll_tmp(MPI_Count count, const cr_dtype *dt, void **alloc);
 /* Copies typed data between buffers of the same type signature. */
 void cr_coll_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *dst, MPI_Count dcount,
@@ -59,8 +64,9 @@ int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm 
 /* The shared-memory component (node.c): usable for `comm` with this much data per process? */
 bool cr_coll_node_usable(cr_comm *comm, uint64_t bytes_per_process);
 int cr_coll_node_barrier(cr_comm *c);
-/* root < 0: every process gets the result (allreduce). */
 int cr_coll_node_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *c);
+/* In place: this process's data is in rbuf. */
+int cr_coll_node_allreduce(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c);
 
 /* Algorithms. */
 int cr_coll_barrier_dissemination(cr_comm *c);

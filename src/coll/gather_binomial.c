@@ -23,7 +23,7 @@ int cr_coll_gather_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, v
     while (!(vr & sub) && vr + sub < p)
         sub <<= 1;
     int blocks = CR_MIN(vr & sub ? sub : p - vr, p - vr);
-    char *buf = malloc(nb * (uint64_t)blocks + 1);
+    char *buf = cr_coll_scratch(nb * (uint64_t)blocks + 1);
     if (!buf)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a gather of %d blocks of %llu bytes", blocks,
                       (unsigned long long)nb);
@@ -49,6 +49,6 @@ int cr_coll_gather_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, v
         for (int i = 0; i < p; i++)
             cr_dt_unpack(cr_coll_at(rbuf, (MPI_Count)((i + root) % p) * rcount, rdt), rcount, rdt, 0,
                          buf + nb * (uint64_t)i, nb);
-    free(buf);
+    cr_coll_scratch_release(buf);
     return err;
 }

@@ -13,11 +13,19 @@
  * traffic keeps moving) until the generation changes.
  * Cost: p atomic increments on one line + one wake-up round: about one scheduling round.
  *
- * Small reductions (up to CR_SHM_COLL_SLOT bytes per process): each process writes its data to
- * its slot of generation g (two sets of slots alternate), passes the barrier, then every
- * process (or the root) combines all slots in rank order itself: the result is the same on every
- * process and respects operations that do not commute. A set of slots is written again only
- * two generations later, when everyone has passed the barrier after reading it. */
+ * Small allreduce (up to CR_SHM_COLL_SLOT bytes per process): each process writes its data to
+ * its slot of generation g (two sets of slots alternate), passes the barrier, then combines all
+ * slots in rank order itself: the result is the same on every process and respects operations
+ * that do not commute. A set of slots is written again only two generations later, when
+ * everyone has passed the barrier after reading it.
+ *
+ * Small reduce, without synchronizing: a process writes its slot of reduction g, counts itself
+ * in and leaves at once; the root waits for the count, combines in rank order and publishes
+ * that reduction g is done. Slots come in CR_SHM_COLL_DEPTH sets used in turn: a process may
+ * write a slot of reduction g only once reduction g - DEPTH (the last to use that set) is done,
+ * so contributors run up to DEPTH - 1 reductions ahead of the roots; every process counts
+ * reductions itself (all call them in the same order). Like messages sent eagerly, this lets
+ * non-root processes go on while the root catches up. */
 #include "coll.h"
 
 #include "core/runtime.h"
@@ -26,13 +34,24 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#define DEPTH CR_SHM_COLL_DEPTH
+
+typedef struct counter {
+    _Alignas(64) _Atomic uint32_t v;
+} counter;
+
 typedef struct node_area {
-    _Alignas(64) _Atomic uint32_t arrive;
-    _Alignas(64) _Atomic uint32_t generation;
-    _Alignas(64) char slots[]; /* [2][n][CR_SHM_COLL_SLOT] */
+    counter arrive;           /* barrier: processes in */
+    counter generation;       /* barrier: completed barriers */
+    counter red_done;         /* reduce: reductions the roots completed */
+    counter red_in[DEPTH];    /* reduce: contributions to reduction g, at g % DEPTH */
+    _Alignas(64) char slots[]; /* [2][n][SLOT] for allreduce, then [DEPTH][n][SLOT] for reduce */
 } node_area;
 
-_Static_assert(offsetof(node_area, slots) == 128, "the layout CR_SHM_COLL_BYTES assumes");
+_Static_assert(offsetof(node_area, slots) == (3 + DEPTH) * 64, "the layout CR_SHM_COLL_BYTES assumes");
+_Static_assert(sizeof(counter) == 64, "one counter a cache line");
+
+static uint32_t reductions; /* reduce calls made on MPI_COMM_WORLD by this process */
 
 static node_area *area_of(cr_comm *c)
 {
@@ -47,9 +66,11 @@ bool cr_coll_node_usable(cr_comm *c, uint64_t bytes_per_process)
     return area_of(c) != NULL && bytes_per_process <= CR_SHM_COLL_SLOT;
 }
 
-static char *slot(node_area *a, uint32_t gen, int rank, int n)
+/* Slot of `rank` for generation `gen` of set `set` (0: allreduce, 1: reduce). */
+static char *slot(node_area *a, int set, uint32_t gen, int rank, int n)
 {
-    return a->slots + ((size_t)(gen & 1) * (size_t)n + (size_t)rank) * CR_SHM_COLL_SLOT;
+    size_t generation = set == 0 ? gen % 2 : 2 + gen % DEPTH;
+    return a->slots + (generation * (size_t)n + (size_t)rank) * CR_SHM_COLL_SLOT;
 }
 
 typedef struct {
@@ -60,15 +81,15 @@ typedef struct {
 static bool generation_moved(void *arg)
 {
     gen_wait *w = arg;
-    return atomic_load_explicit(&w->a->generation, memory_order_acquire) != w->gen;
+    return atomic_load_explicit(&w->a->generation.v, memory_order_acquire) != w->gen;
 }
 
 /* Arrives at the barrier of generation `gen` and waits for everyone. */
 static void pass(node_area *a, uint32_t gen, int n)
 {
-    if (atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel) == (uint32_t)n - 1) {
-        atomic_store_explicit(&a->arrive, 0, memory_order_relaxed);
-        atomic_store_explicit(&a->generation, gen + 1, memory_order_release);
+    if (atomic_fetch_add_explicit(&a->arrive.v, 1, memory_order_acq_rel) == (uint32_t)n - 1) {
+        atomic_store_explicit(&a->arrive.v, 0, memory_order_relaxed);
+        atomic_store_explicit(&a->generation.v, gen + 1, memory_order_release);
         cr_shm_wake_sleepers();
         return;
     }
@@ -79,37 +100,73 @@ static void pass(node_area *a, uint32_t gen, int n)
 int cr_coll_node_barrier(cr_comm *c)
 {
     node_area *a = area_of(c);
-    pass(a, atomic_load_explicit(&a->generation, memory_order_acquire), c->size);
+    pass(a, atomic_load_explicit(&a->generation.v, memory_order_acquire), c->size);
     return MPI_SUCCESS;
 }
 
-/* Combines every process's slot in rank order into `out` (root < 0: every process does). */
-static int combine(node_area *a, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
+/* Combines every process's slot in rank order into `out`. */
+static int combine(node_area *a, int set, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
 {
     void *alloc;
     char *tmp = cr_coll_tmp(count, dt, &alloc);
     if (!tmp)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a reduction");
     /* Slots hold packed data; combine in out (typed), one contribution at a time. */
-    cr_dt_unpack(out, count, dt, 0, slot(a, gen, 0, n), (uint64_t)count * (uint64_t)dt->size);
+    cr_dt_unpack(out, count, dt, 0, slot(a, set, gen, 0, n), (uint64_t)count * (uint64_t)dt->size);
     for (int r = 1; r < n; r++) {
-        cr_dt_unpack(tmp, count, dt, 0, slot(a, gen, r, n), (uint64_t)count * (uint64_t)dt->size);
+        cr_dt_unpack(tmp, count, dt, 0, slot(a, set, gen, r, n), (uint64_t)count * (uint64_t)dt->size);
         cr_op_apply(op, out, tmp, count, dt); /* tmp = out op slot[r] */
         cr_coll_copy(tmp, count, dt, out, count, dt);
     }
-    free(alloc);
+    cr_coll_scratch_release(alloc);
     return MPI_SUCCESS;
+}
+
+int cr_coll_node_allreduce(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c)
+{
+    node_area *a = area_of(c);
+    int n = c->size;
+    uint32_t gen = atomic_load_explicit(&a->generation.v, memory_order_acquire);
+    cr_dt_pack(rbuf, count, dt, 0, slot(a, 0, gen, c->rank, n), (uint64_t)count * (uint64_t)dt->size);
+    pass(a, gen, n);
+    return combine(a, 0, gen, rbuf, count, dt, op, n);
+}
+
+typedef struct {
+    _Atomic uint32_t *word;
+    uint32_t at_least;
+} count_wait;
+
+static bool reached(void *arg)
+{
+    count_wait *w = arg;
+    return atomic_load_explicit(w->word, memory_order_acquire) >= w->at_least;
 }
 
 int cr_coll_node_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *c)
 {
     node_area *a = area_of(c);
     int n = c->size, me = c->rank;
-    uint32_t gen = atomic_load_explicit(&a->generation, memory_order_acquire);
+    uint32_t g = reductions++;
+    if (g >= DEPTH) { /* the slots of reduction g - DEPTH must have been read */
+        count_wait w = {&a->red_done.v, g - DEPTH + 1};
+        if (!reached(&w))
+            cr_progress_wait_until(reached, &w);
+    }
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    cr_dt_pack(mine, count, dt, 0, slot(a, gen, me, n), (uint64_t)count * (uint64_t)dt->size);
-    pass(a, gen, n);
-    if (root >= 0 && me != root)
+    cr_dt_pack(mine, count, dt, 0, slot(a, 1, g, me, n), (uint64_t)count * (uint64_t)dt->size);
+    uint32_t in = atomic_fetch_add_explicit(&a->red_in[g % DEPTH].v, 1, memory_order_acq_rel) + 1;
+    if (me != root) {
+        if (in == (uint32_t)n)
+            cr_shm_wake_sleepers(); /* the root may sleep waiting for the last contribution */
         return MPI_SUCCESS;
-    return combine(a, gen, rbuf, count, dt, op, n);
+    }
+    count_wait all = {&a->red_in[g % DEPTH].v, (uint32_t)n};
+    if (!reached(&all))
+        cr_progress_wait_until(reached, &all);
+    int err = combine(a, 1, g, rbuf, count, dt, op, n);
+    atomic_store_explicit(&a->red_in[g % DEPTH].v, 0, memory_order_relaxed);
+    atomic_store_explicit(&a->red_done.v, g + 1, memory_order_release);
+    cr_shm_wake_sleepers(); /* contributors may wait for the slots */
+    return err;
 }

@@ -53,7 +53,7 @@ int cr_coll_reduce_binomial(const void *sbuf, void *rbuf, MPI_Count count, cr_dt
         cr_coll_copy(acc, count, dt, rbuf, count, dt);
     }
 out:
-    free(acc_alloc);
-    free(tmp_alloc);
+    cr_coll_scratch_release(acc_alloc);
+    cr_coll_scratch_release(tmp_alloc);
     return err;
 }

@@ -71,7 +71,7 @@ int cr_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, MPI_Count count, c
             err = cr_coll_recv(&k, rbuf, count, dt, holder);
     }
 out:
-    free(acc_alloc);
-    free(tmp_alloc);
+    cr_coll_scratch_release(acc_alloc);
+    cr_coll_scratch_release(tmp_alloc);
     return err;
 }

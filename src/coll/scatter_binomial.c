@@ -21,7 +21,7 @@ int cr_coll_scatter_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, 
     while (!(vr & sub) && vr + sub < p)
         sub <<= 1;
     int blocks = CR_MIN(vr & sub ? sub : p - vr, p - vr);
-    char *buf = malloc(nb * (uint64_t)blocks + 1);
+    char *buf = cr_coll_scratch(nb * (uint64_t)blocks + 1);
     if (!buf)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a scatter of %d blocks of %llu bytes", blocks,
                       (unsigned long long)nb);
@@ -47,6 +47,6 @@ int cr_coll_scatter_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, 
     }
     if (!err && !in_place)
         cr_dt_unpack(rbuf, rcount, rdt, 0, buf, nb);
-    free(buf);
+    cr_coll_scratch_release(buf);
     return err;
 }

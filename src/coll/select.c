@@ -79,7 +79,7 @@ int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
     bool rab_ok = op->commutative && count >= cr_coll_pof2(comm->size);
     int alg = (int)allreduce_alg;
     if ((alg == 0 || alg == 3) && cr_coll_node_usable(comm, bytes))
-        return cr_coll_node_reduce(MPI_IN_PLACE, rbuf, count, dt, op, -1, comm);
+        return cr_coll_node_allreduce(rbuf, count, dt, op, comm);
     if (alg == 0 || alg == 3)
         alg = rab_ok && bytes >= (uint64_t)allreduce_large ? 2 : 1;
     if (alg == 2 && rab_ok)

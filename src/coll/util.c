@@ -67,11 +67,75 @@ int cr_coll_sendrecv(const cr_coll *k, const void *sbuf, MPI_Count scount, cr_dt
     return err ? err : err2;
 }
 
+/* Scratch buffers. Collectives need temporary buffers on every call; allocating them afresh
+ * costs an mmap, page faults and an munmap each time for large ones (glibc hands allocations
+ * above 128 KiB straight to the kernel). A few buffers are kept and reused: collectives are
+ * not re-entered, so a small set suffices; huge ones are not kept. */
+#define SCRATCH_SLOTS 8
+#define SCRATCH_KEEP ((size_t)64 << 20)
+static struct {
+    char *p;
+    size_t cap;
+    bool busy;
+} scratch[SCRATCH_SLOTS];
+
+void *cr_coll_scratch(size_t bytes)
+{
+    int best = -1;
+    for (int i = 0; i < SCRATCH_SLOTS; i++) /* the smallest free buffer that is big enough */
+        if (!scratch[i].busy && scratch[i].p && scratch[i].cap >= bytes && (best < 0 || scratch[i].cap < scratch[best].cap))
+            best = i;
+    if (best < 0) { /* else grow a free one (an empty slot first) */
+        for (int i = 0; i < SCRATCH_SLOTS && best < 0; i++)
+            if (!scratch[i].busy && !scratch[i].p)
+                best = i;
+        for (int i = 0; i < SCRATCH_SLOTS && best < 0; i++)
+            if (!scratch[i].busy)
+                best = i;
+        if (best < 0)
+            return malloc(bytes ? bytes : 1); /* all in use: not kept */
+        free(scratch[best].p);
+        size_t cap = bytes < 4096 ? 4096 : bytes;
+        scratch[best].p = malloc(cap);
+        scratch[best].cap = scratch[best].p ? cap : 0;
+        if (!scratch[best].p)
+            return NULL;
+    }
+    scratch[best].busy = true;
+    return scratch[best].p;
+}
+
+void cr_coll_scratch_release(void *p)
+{
+    for (int i = 0; i < SCRATCH_SLOTS; i++) {
+        if (scratch[i].p == p && scratch[i].busy) {
+            scratch[i].busy = false;
+            if (scratch[i].cap > SCRATCH_KEEP) {
+                free(scratch[i].p);
+                scratch[i].p = NULL;
+                scratch[i].cap = 0;
+            }
+            return;
+        }
+    }
+    free(p);
+}
+
+void cr_coll_scratch_clear(void)
+{
+    for (int i = 0; i < SCRATCH_SLOTS; i++) {
+        free(scratch[i].p);
+        scratch[i].p = NULL;
+        scratch[i].cap = 0;
+        scratch[i].busy = false;
+    }
+}
+
 void *cr_coll_tmp(MPI_Count count, const cr_dtype *dt, void **alloc)
 {
     /* Room for `count` extents, shifted so data at offsets true_lb.. lands in the allocation. */
     size_t bytes = (size_t)(count > 0 ? (count - 1) * dt->extent + dt->true_extent : 0);
-    *alloc = malloc(bytes ? bytes : 1);
+    *alloc = cr_coll_scratch(bytes);
     return *alloc ? (char *)*alloc - dt->true_lb : NULL;
 }
 
@@ -90,10 +154,10 @@ void cr_coll_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *
         cr_dt_unpack(dst, dcount, ddt, 0, (const char *)src + sdt->true_lb, n);
         return;
     }
-    char *tmp = malloc(n);
+    char *tmp = cr_coll_scratch(n);
     if (!tmp)
         abort();
     cr_dt_pack(src, scount, sdt, 0, tmp, n);
     cr_dt_unpack(dst, dcount, ddt, 0, tmp, n);
-    free(tmp);
+    cr_coll_scratch_release(tmp);
 }

@@ -3,7 +3,7 @@
  * name, timers, memory). */
 #include "runtime.h"
 
-#include "coll/op.h"
+#include "coll/coll.h"
 #include "comm/comm.h"
 #include "config.h"
 #include "cr_impl.h"
@@ -227,6 +227,7 @@ int cr_mpi_finalize(void)
 {
     int err = cr_comm_finalize();
     cr_pt2pt_finalize();
+    cr_coll_scratch_clear();
     char why[256];
     if (cr_xport_finalize(why, sizeof why) && !err)
         err = cr_err(MPI_ERR_OTHER, "finalize: %s", why);

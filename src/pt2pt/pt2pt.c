@@ -81,6 +81,50 @@ static void posted_remove(match_ctx *m, cr_request *r)
     r->next = r->prev = NULL;
 }
 
+/* Unexpected messages come and go in bursts (a sender runs ahead of its receiver); their
+ * buffers are kept in free lists by size class instead of going back to malloc each time,
+ * which would give the memory back to the kernel at the top of the heap and fault it in again
+ * for the next burst. */
+#define UNEXP_CLASSES 12 /* 128 B .. 256 KiB */
+#define UNEXP_KEEP 64
+static struct {
+    cr_unexp *head;
+    int n;
+} unexp_cache[UNEXP_CLASSES];
+
+static int unexp_class(size_t bytes)
+{
+    size_t total = sizeof(cr_unexp) + bytes;
+    int c = 0;
+    while (c < UNEXP_CLASSES && ((size_t)128 << c) < total)
+        c++;
+    return c; /* UNEXP_CLASSES: too big to cache */
+}
+
+static cr_unexp *unexp_alloc(size_t bytes)
+{
+    int c = unexp_class(bytes);
+    if (c < UNEXP_CLASSES && unexp_cache[c].head) {
+        cr_unexp *u = unexp_cache[c].head;
+        unexp_cache[c].head = u->next;
+        unexp_cache[c].n--;
+        return u;
+    }
+    return malloc(c < UNEXP_CLASSES ? (size_t)128 << c : sizeof(cr_unexp) + bytes);
+}
+
+void cr_pt2pt_unexp_free(cr_unexp *u)
+{
+    int c = unexp_class(u->type == P_EAGER ? u->bytes : 0);
+    if (c < UNEXP_CLASSES && unexp_cache[c].n < UNEXP_KEEP) {
+        u->next = unexp_cache[c].head;
+        unexp_cache[c].head = u;
+        unexp_cache[c].n++;
+        return;
+    }
+    free(u);
+}
+
 static void unexp_append(match_ctx *m, cr_unexp *u)
 {
     u->next = NULL;
@@ -319,7 +363,7 @@ static void receive_unexp(cr_request *r, cr_unexp *u)
     } else {
         rndv_receive(r, u->world_src, u->src, u->tag, u->bytes, u->sreq, u->addr);
     }
-    free(u);
+    cr_pt2pt_unexp_free(u);
 }
 
 static void on_match_frame(const cr_xframe *f, const cr_penv *env)
@@ -343,7 +387,7 @@ static void on_match_frame(const cr_xframe *f, const cr_penv *env)
         return;
     }
     size_t keep = env->type == P_EAGER ? f->len : 0;
-    cr_unexp *u = malloc(sizeof *u + keep);
+    cr_unexp *u = unexp_alloc(keep);
     if (!u) {
         fprintf(stderr, "Courier: out of memory storing an unexpected message of %zu bytes\n", keep);
         abort();
@@ -364,7 +408,7 @@ static void on_cancel(const cr_xframe *f, const cr_penv *env)
     for (cr_unexp *u = m ? m->unexp_head : NULL; u; u = u->next) {
         if (u->world_src == f->src && u->sreq == env->b && env->b) {
             unexp_remove(m, u);
-            free(u);
+            cr_pt2pt_unexp_free(u);
             done = 1;
             break;
         }
@@ -542,11 +586,6 @@ cr_unexp *cr_pt2pt_probe(cr_comm *comm, uint32_t ctx, int source, int tag, bool 
     return NULL;
 }
 
-void cr_pt2pt_unexp_free(cr_unexp *u)
-{
-    free(u);
-}
-
 void cr_pt2pt_unexp_status(const cr_unexp *u, MPI_Status *status)
 {
     cr_status_set(status, u->src, u->tag, u->bytes);
@@ -677,6 +716,14 @@ void cr_pt2pt_finalize(void)
             free(u);
         }
         free(ctxs[c]);
+    }
+    for (int c = 0; c < UNEXP_CLASSES; c++) {
+        while (unexp_cache[c].head) {
+            cr_unexp *u = unexp_cache[c].head;
+            unexp_cache[c].head = u->next;
+            free(u);
+        }
+        unexp_cache[c].n = 0;
     }
     free(ctxs);
     ctxs = NULL;

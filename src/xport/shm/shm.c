@@ -362,11 +362,16 @@ bool cr_shm_send(int peer, const cr_xenv *env, const void *p1, size_t n1, const 
     return true;
 }
 
+/* Frames delivered from one ring per poll. Bounded, or a sender that keeps refilling the ring
+ * as fast as it empties would keep the receiver in here, moving message after message into
+ * its unexpected queue long after the one it waits for has arrived. */
+#define DRAIN_BATCH 32
+
 /* Delivers the frames waiting in one ring; returns how many. */
 static int drain(in_ring *r, cr_xport_handler *handler)
 {
     int got = 0;
-    for (;;) {
+    while (got < DRAIN_BATCH) {
         frame_hdr *h = (frame_hdr *)(r->cells + (r->pos & S.mask) * CELL);
         if (atomic_load_explicit(&h->seq, memory_order_acquire) != r->seq)
             break;

@@ -19,9 +19,11 @@ void cr_shm_sleep(bool (*ready)(void *), void *arg);
  * outside the transport: a region of the segment shared by the node's processes, this
  * process's place among them, and waking every process that sleeps. */
 void *cr_shm_coll_area(size_t *bytes);
-/* Its size for n processes: two control lines, then two generations of one slot per process. */
+/* Its size for n processes: control lines, then two generations of one slot per process for
+ * allreduce and CR_SHM_COLL_DEPTH generations of them for reduce (see src/coll/node.c). */
 #define CR_SHM_COLL_SLOT 1024
-#define CR_SHM_COLL_BYTES(n) (2 * 64 + 2 * (size_t)(n) * CR_SHM_COLL_SLOT)
+#define CR_SHM_COLL_DEPTH 8
+#define CR_SHM_COLL_BYTES(n) ((4 + CR_SHM_COLL_DEPTH) * 64 + (2 + CR_SHM_COLL_DEPTH) * (size_t)(n) * CR_SHM_COLL_SLOT)
 int cr_shm_local_rank(void);
 int cr_shm_local_size(void);
 void cr_shm_wake_sleepers(void);

@@ -1,0 +1,92 @@
+/* The shared-memory collective component (barrier, small allreduce, small reduce on
+ * MPI_COMM_WORLD): long runs of back-to-back calls, so contributors run ahead of the roots by
+ * more than the component's depth of slots; rotating roots; MPI_IN_PLACE at the root; an
+ * operation that does not commute (results must follow rank order); interleaving with
+ * barriers, allreduce and point-to-point traffic. Every result is checked. */
+#include "mpitest.h"
+
+#define P 46337 /* (P-1)^2 fits in an int */
+
+typedef struct {
+    int a, b;
+} affine; /* x -> a x + b (mod P); composition does not commute */
+
+/* inout = in o inout: apply inout first, then in? MPI combines left to right in rank order,
+ * result = v0 op v1 op ...; define (f op g) as "g after f": (a, b) op (c, d) = (c a, c b + d). */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    affine *f = in, *g = inout;
+    for (int i = 0; i < *len; i++) {
+        affine r = {(g[i].a * f[i].a) % P, (g[i].a * f[i].b + g[i].b) % P};
+        g[i] = r;
+    }
+}
+
+static affine map_of(int rank, int k, int i)
+{
+    affine m = {(rank * 7 + k * 3 + i) % (P - 2) + 2, (rank * 11 + k + 5 * i) % P};
+    return m;
+}
+
+static affine expected(int size, int k, int i)
+{
+    affine acc = {1, 0}; /* identity */
+    for (int r = 0; r < size; r++) {
+        affine m = map_of(r, k, i);
+        acc = (affine){(m.a * acc.a) % P, (m.a * acc.b + m.b) % P};
+    }
+    return acc;
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Op op;
+    MPI_Op_create(compose, 0, &op);
+    const int rounds = 600, n = 4;
+    for (int k = 0; k < rounds; k++) {
+        int root = k % size;
+        affine mine[4], out[4];
+        for (int i = 0; i < n; i++)
+            mine[i] = map_of(rank, k, i);
+        if (rank == root && k % 3 == 0) { /* the root's contribution already in place */
+            memcpy(out, mine, sizeof out);
+            MPI_Reduce(MPI_IN_PLACE, out, n, MPI_2INT, op, root, MPI_COMM_WORLD);
+        } else {
+            MPI_Reduce(mine, out, n, MPI_2INT, op, root, MPI_COMM_WORLD);
+        }
+        if (rank == root)
+            for (int i = 0; i < n; i++) {
+                affine w = expected(size, k, i);
+                CHECK(out[i].a == w.a && out[i].b == w.b, "round %d root %d element %d: (%d,%d), want (%d,%d)", k,
+                      root, i, out[i].a, out[i].b, w.a, w.b);
+            }
+        long long s = rank + k, sum = -1;
+        MPI_Reduce(&s, &sum, 1, MPI_LONG_LONG, MPI_SUM, (root + 1) % size, MPI_COMM_WORLD);
+        if (rank == (root + 1) % size)
+            CHECK(sum == (long long)size * (size - 1) / 2 + (long long)size * k, "round %d: sum %lld", k, sum);
+        if (k % 7 == 0)
+            MPI_Barrier(MPI_COMM_WORLD);
+        if (k % 11 == 0) {
+            affine all[4];
+            memcpy(all, mine, sizeof all);
+            MPI_Allreduce(MPI_IN_PLACE, all, n, MPI_2INT, op, MPI_COMM_WORLD);
+            for (int i = 0; i < n; i++) {
+                affine w = expected(size, k, i);
+                CHECK(all[i].a == w.a && all[i].b == w.b, "round %d allreduce element %d", k, i);
+            }
+        }
+        if (k % 13 == 0 && size > 1) { /* point-to-point in between */
+            int v = rank * 1000 + k, from = -1;
+            MPI_Sendrecv(&v, 1, MPI_INT, (rank + 1) % size, 5, &from, 1, MPI_INT, (rank + size - 1) % size, 5,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(from == ((rank + size - 1) % size) * 1000 + k, "round %d: sendrecv got %d", k, from);
+        }
+    }
+    MPI_Op_free(&op);
+    return mt_finish();
+}
