@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int64_t eager_max;
+static int64_t eager_max, long_max;
+CR_TUNABLE_EX(long_max, COURIER_LONG_EAGER_MAX, CR_TUNE_SIZE, "256K", NULL, 0, 1 << 30,
+              "largest message sent as several frames without a handshake (long eager); larger ones, and "
+              "synchronous sends above COURIER_EAGER_MAX, use rendezvous");
 CR_TUNABLE_EX(eager_max, COURIER_EAGER_MAX, CR_TUNE_SIZE, "32K", NULL, 0, 1 << 30,
               "largest message sent eagerly (copied through the transport); larger ones use rendezvous "
               "(limited by the transport's frame size)");
@@ -85,7 +88,7 @@ static void posted_remove(match_ctx *m, cr_request *r)
  * buffers are kept in free lists by size class instead of going back to malloc each time,
  * which would give the memory back to the kernel at the top of the heap and fault it in again
  * for the next burst. */
-#define UNEXP_CLASSES 12 /* 128 B .. 256 KiB */
+#define UNEXP_CLASSES 13 /* 128 B .. 512 KiB */
 #define UNEXP_KEEP 64
 static struct {
     cr_unexp *head;
@@ -115,7 +118,7 @@ static cr_unexp *unexp_alloc(size_t bytes)
 
 void cr_pt2pt_unexp_free(cr_unexp *u)
 {
-    int c = unexp_class(u->type == P_EAGER ? u->bytes : 0);
+    int c = unexp_class(u->type == P_EAGER || u->type == P_LONG ? u->bytes : 0);
     if (c < UNEXP_CLASSES && unexp_cache[c].n < UNEXP_KEEP) {
         u->next = unexp_cache[c].head;
         unexp_cache[c].head = u;
@@ -204,11 +207,15 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
     }
     case P_RTS:
         return cr_xport_send(dst, (cr_xenv *)env, &addr, sizeof addr, NULL, 0);
-    case P_DATA: {
+    case P_DATA:
+    case P_LONG: {
         cr_request *r = req;
         uint64_t chunk = CR_MIN(r->bytes - r->offset, (uint64_t)cr_xport_max_frame(dst));
         cr_penv e = *env;
-        e.a = r->offset;
+        if (e.type == P_DATA)
+            e.a = r->offset;
+        else
+            e.b = r->offset;
         const char *src = r->tmp ? (const char *)r->tmp : (const char *)r->buf + r->dt->true_lb;
         if (!cr_xport_send(dst, (cr_xenv *)&e, src + r->offset, chunk, NULL, 0))
             return false;
@@ -222,13 +229,25 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
 
 static void send_done(cr_request *r);
 
+/* Streams (DATA, LONG) send their request's data a frame at a time. */
+static inline bool is_stream(const cr_penv *env)
+{
+    return env->type == P_DATA || env->type == P_LONG;
+}
+
+/* Whether the send is complete once this frame has gone. */
+static inline bool completes_send(const cr_penv *env, const cr_request *req)
+{
+    return is_stream(env) ? req->offset == req->bytes : env->type == P_EAGER && !(env->flags & PF_SYNC);
+}
+
 /* Sends a frame now if its turn has come and there is room, else queues it. */
 static void send_frame(int dst, cr_penv *env, cr_request *req, uint64_t addr)
 {
     if (oq_empty(dst) && try_send(dst, env, req, addr)) {
-        if (env->type == P_DATA && req->offset < req->bytes)
+        if (is_stream(env) && req->offset < req->bytes)
             oq_push(dst, env, req, 0); /* the rest of the stream */
-        else if (env->type == P_DATA || (env->type == P_EAGER && !(env->flags & PF_SYNC)))
+        else if (completes_send(env, req))
             send_done(req);
         return;
     }
@@ -247,12 +266,12 @@ static int oq_progress(void)
             if (!try_send(dst, &it->env, it->req, it->addr))
                 break;
             sent++;
-            if (it->env.type == P_DATA && it->req->offset < it->req->bytes)
+            if (is_stream(&it->env) && it->req->offset < it->req->bytes)
                 continue; /* more chunks of this stream */
             OQ.head[dst] = it->next;
             if (!OQ.head[dst])
                 OQ.busy--;
-            if (it->env.type == P_DATA || (it->env.type == P_EAGER && !(it->env.flags & PF_SYNC)))
+            if (completes_send(&it->env, it->req))
                 send_done(it->req);
             free(it);
         }
@@ -354,10 +373,81 @@ static void eager_receive(cr_request *r, const cr_xframe *f, int src, int tag, u
     recv_done(r, src, tag, bytes, cap);
 }
 
+/* Stores bytes [off, off + f->len) of a streamed message (DATA, LONG) in r's buffer, dropping
+ * those past its capacity (truncation), and completes r when all r->bytes have come. */
+static void stream_receive(cr_request *r, const cr_xframe *f, uint64_t off)
+{
+    uint64_t cap = capacity_of(r), end = off + f->len;
+    if (off < cap) {
+        uint64_t n = CR_MIN(end, cap) - off;
+        if (cr_dtype_is_contig(r->dt)) {
+            cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb + off, 0, n);
+        } else {
+            char *tmp = malloc(n);
+            if (!tmp) {
+                fprintf(stderr, "Courier: out of memory unpacking %llu bytes\n", (unsigned long long)n);
+                abort();
+            }
+            cr_xframe_copy(f, tmp, 0, n);
+            cr_dt_unpack(r->buf, r->count, r->dt, off, tmp, n);
+            free(tmp);
+        }
+    }
+    r->offset = end;
+    if (end == r->bytes)
+        recv_done(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes, cap);
+}
+
+/* Long eager messages being received, by world source: the receive taking their frames, or the
+ * unexpected message collecting them. One per source at most, since a sender sends the frames
+ * of a long message back to back. */
+typedef struct long_in {
+    cr_request *req;
+    cr_unexp *unexp;
+} long_in;
+static long_in *longs;
+
+/* A receive takes a long message whose first `f->len` bytes are in `f`. */
+static void long_receive(cr_request *r, const cr_xframe *f, int src, int tag, uint64_t bytes)
+{
+    r->proto = P_LONG;
+    r->world_peer = f->src;
+    r->bytes = bytes;
+    r->status.MPI_SOURCE = src;
+    r->status.MPI_TAG = tag;
+    if (f->len < bytes)
+        longs[f->src] = (long_in){r, NULL};
+    stream_receive(r, f, 0);
+}
+
+/* A frame of a long message after its first. */
+static void on_long_rest(const cr_xframe *f, uint64_t off)
+{
+    long_in *l = &longs[f->src];
+    if (l->req) {
+        cr_request *r = l->req;
+        if (off + f->len == r->bytes)
+            l->req = NULL;
+        stream_receive(r, f, off);
+    } else {
+        cr_unexp *u = l->unexp;
+        cr_xframe_copy(f, u->data + off, 0, f->len);
+        u->arrived += f->len;
+        if (u->arrived == u->bytes)
+            l->unexp = NULL;
+    }
+}
+
 /* A receive took an unexpected message. */
 static void receive_unexp(cr_request *r, cr_unexp *u)
 {
-    if (u->type == P_EAGER) {
+    if (u->type == P_LONG) {
+        /* The rest of it, if still arriving, now goes straight to the receive. */
+        cr_xframe f = {.src = u->world_src, .len = u->arrived, .p1 = u->data, .n1 = u->arrived};
+        if (u->arrived < u->bytes)
+            longs[u->world_src].unexp = NULL;
+        long_receive(r, &f, u->src, u->tag, u->bytes);
+    } else if (u->type == P_EAGER) {
         cr_xframe f = {.src = u->world_src, .len = u->bytes, .p1 = u->data, .n1 = u->bytes};
         eager_receive(r, &f, u->src, u->tag, u->bytes, u->flags, u->sreq);
     } else {
@@ -379,6 +469,8 @@ static void on_match_frame(const cr_xframe *f, const cr_penv *env)
         posted_remove(m, r);
         if (env->type == P_EAGER) {
             eager_receive(r, f, env->src, env->tag, env->a, env->flags, env->b);
+        } else if (env->type == P_LONG) {
+            long_receive(r, f, env->src, env->tag, env->a);
         } else {
             uint64_t addr;
             cr_xframe_copy(f, &addr, 0, sizeof addr);
@@ -386,7 +478,8 @@ static void on_match_frame(const cr_xframe *f, const cr_penv *env)
         }
         return;
     }
-    size_t keep = env->type == P_EAGER ? f->len : 0;
+    /* Unexpected: an eager message is kept whole, a long one gets room for all its frames. */
+    size_t keep = env->type == P_EAGER ? f->len : env->type == P_LONG ? env->a : 0;
     cr_unexp *u = unexp_alloc(keep);
     if (!u) {
         fprintf(stderr, "Courier: out of memory storing an unexpected message of %zu bytes\n", keep);
@@ -394,8 +487,13 @@ static void on_match_frame(const cr_xframe *f, const cr_penv *env)
     }
     *u = (cr_unexp){.src = env->src, .tag = env->tag, .world_src = f->src, .type = env->type,
                     .flags = env->flags, .bytes = env->a, .sreq = env->b};
-    if (keep)
-        cr_xframe_copy(f, u->data, 0, keep);
+    if (env->type == P_EAGER || env->type == P_LONG)
+        cr_xframe_copy(f, u->data, 0, f->len);
+    if (env->type == P_LONG) {
+        u->arrived = f->len;
+        if (f->len < env->a)
+            longs[f->src] = (long_in){NULL, u};
+    }
     if (env->type == P_RTS)
         cr_xframe_copy(f, &u->addr, 0, sizeof u->addr);
     unexp_append(m, u);
@@ -424,6 +522,12 @@ static void on_frame(const cr_xframe *f)
     case P_RTS:
         on_match_frame(f, env);
         break;
+    case P_LONG:
+        if (env->b == 0)
+            on_match_frame(f, env);
+        else
+            on_long_rest(f, env->b);
+        break;
     case P_FIN:
     case P_ACK:
         send_done((cr_request *)(uintptr_t)env->b);
@@ -435,25 +539,9 @@ static void on_frame(const cr_xframe *f)
         send_frame(f->src, &d, r, 0);
         break;
     }
-    case P_DATA: {
-        cr_request *r = (cr_request *)(uintptr_t)env->b;
-        uint64_t cap = capacity_of(r), off = env->a, end = off + f->len;
-        if (off < cap) { /* bytes past the buffer (truncation) are dropped */
-            uint64_t n = CR_MIN(end, cap) - off;
-            if (cr_dtype_is_contig(r->dt)) {
-                cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb + off, 0, n);
-            } else {
-                char *tmp = malloc(n);
-                cr_xframe_copy(f, tmp, 0, n);
-                cr_dt_unpack(r->buf, r->count, r->dt, off, tmp, n);
-                free(tmp);
-            }
-        }
-        r->offset = end;
-        if (end == r->bytes)
-            recv_done(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes, cap);
+    case P_DATA:
+        stream_receive((cr_request *)(uintptr_t)env->b, f, env->a);
         break;
-    }
     case P_CANCEL:
         on_cancel(f, env);
         break;
@@ -487,6 +575,16 @@ void cr_pt2pt_prepare(cr_request *r, int kind, const void *buf, MPI_Count count,
     r->mode = (uint8_t)mode;
 }
 
+/* Packs a non-contiguous send buffer into r->tmp, which then is what goes on the wire. */
+static int pack_send_buffer(cr_request *r)
+{
+    r->tmp = malloc(r->bytes);
+    if (!r->tmp)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory packing a %llu-byte message", (unsigned long long)r->bytes);
+    cr_dt_pack(r->buf, r->count, r->dt, 0, r->tmp, r->bytes);
+    return MPI_SUCCESS;
+}
+
 int cr_pt2pt_send_start(cr_request *r)
 {
     r->done = 0;
@@ -514,12 +612,22 @@ int cr_pt2pt_send_start(cr_request *r)
         if (r->mode != CR_MODE_SYNC)
             env.b = 0;
         r->proto = P_EAGER;
-        if (!contig && r->bytes) {
-            r->tmp = malloc(r->bytes);
-            if (!r->tmp)
-                return cr_err(MPI_ERR_NO_MEM, "out of memory packing a %llu-byte message", (unsigned long long)r->bytes);
-            cr_dt_pack(r->buf, r->count, r->dt, 0, r->tmp, r->bytes);
-        }
+        int rc = !contig && r->bytes ? pack_send_buffer(r) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS)
+            return rc;
+        send_frame(dst, &env, r, 0);
+        return MPI_SUCCESS;
+    }
+    if (r->bytes <= (uint64_t)long_max && r->mode != CR_MODE_SYNC) {
+        /* Long eager: the frames go one after the other, from the user's buffer when it is
+         * contiguous; the send completes when the last one is on its way. */
+        env.type = P_LONG;
+        env.b = 0;
+        r->proto = P_LONG;
+        r->offset = 0;
+        int rc = !contig ? pack_send_buffer(r) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS)
+            return rc;
         send_frame(dst, &env, r, 0);
         return MPI_SUCCESS;
     }
@@ -528,10 +636,9 @@ int cr_pt2pt_send_start(cr_request *r)
     r->proto = P_RTS;
     uint64_t addr = (uintptr_t)((char *)r->buf + r->dt->true_lb);
     if (!contig) {
-        r->tmp = malloc(r->bytes);
-        if (!r->tmp)
-            return cr_err(MPI_ERR_NO_MEM, "out of memory packing a %llu-byte message", (unsigned long long)r->bytes);
-        cr_dt_pack(r->buf, r->count, r->dt, 0, r->tmp, r->bytes);
+        int rc = pack_send_buffer(r);
+        if (rc != MPI_SUCCESS)
+            return rc;
         addr = (uintptr_t)r->tmp;
     }
     send_frame(dst, &env, r, addr);
@@ -611,7 +718,8 @@ int cr_pt2pt_cancel(cr_request *r)
     /* A send not yet on the wire is simply withdrawn. */
     int dst = r->world_peer;
     for (outq_item **it = &OQ.head[dst]; *it; it = &(*it)->next) {
-        if ((*it)->req == r && ((*it)->env.type == P_EAGER || (*it)->env.type == P_RTS)) {
+        uint8_t t = (*it)->env.type;
+        if ((*it)->req == r && (t == P_EAGER || t == P_RTS || (t == P_LONG && r->offset == 0))) {
             outq_item *gone = *it;
             *it = gone->next;
             if (OQ.tail[dst] == gone) {
@@ -689,7 +797,8 @@ int cr_pt2pt_init(void)
 {
     OQ.head = calloc((size_t)cr_rt.size, sizeof *OQ.head);
     OQ.tail = calloc((size_t)cr_rt.size, sizeof *OQ.tail);
-    if (!OQ.head || !OQ.tail)
+    longs = calloc((size_t)cr_rt.size, sizeof *longs);
+    if (!OQ.head || !OQ.tail || !longs)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %d send queues", cr_rt.size);
     cr_xport_set_handler(on_frame);
     cr_progress_add_hook(oq_progress);
@@ -731,4 +840,6 @@ void cr_pt2pt_finalize(void)
     free(OQ.head);
     free(OQ.tail);
     OQ.head = OQ.tail = NULL;
+    free(longs);
+    longs = NULL;
 }

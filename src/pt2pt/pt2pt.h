@@ -10,6 +10,9 @@
  *               memory (cr_xport_read: one copy), then sends FIN; the sender completes on FIN.
  *               Where that is impossible, the receiver sends CTS instead and the sender
  *               streams the data in DATA frames.
+ *   long eager  messages a few frames long go without a handshake: LONG {ctx, src, tag,
+ *               a = bytes, b = offset} frames, one after the other from their sender; the first
+ *               is matched like an eager message, the others follow it into the same buffer.
  *   cancel      CANCEL asks the receiver to drop an unmatched message; CANCEL_RESP answers.
  * Frames between two processes arrive in order, which gives MPI's non-overtaking rule. */
 #ifndef CR_PT2PT_H
@@ -19,7 +22,7 @@
 #include "core/request.h"
 #include "dt/dtype.h"
 
-enum { P_EAGER = 1, P_RTS, P_FIN, P_ACK, P_CTS, P_DATA, P_CANCEL, P_CANCEL_RESP };
+enum { P_EAGER = 1, P_RTS, P_FIN, P_ACK, P_CTS, P_DATA, P_CANCEL, P_CANCEL_RESP, P_LONG };
 enum { PF_SYNC = 1 };
 
 typedef struct cr_penv {
@@ -29,10 +32,10 @@ typedef struct cr_penv {
     uint8_t type;
     uint8_t flags;
     uint16_t pad;
-    uint64_t a;   /* EAGER, RTS: message bytes; CTS: receiver request; DATA: offset;
+    uint64_t a;   /* EAGER, RTS, LONG: message bytes; CTS: receiver request; DATA: offset;
                    * CANCEL_RESP: 1 when cancelled */
     uint64_t b;   /* the sender's request (sync EAGER, RTS, FIN, ACK, CTS, CANCEL*);
-                   * DATA: the receiver's request */
+                   * DATA: the receiver's request; LONG: offset of this frame's data */
 } cr_penv;
 
 /* A message that arrived before its receive was posted. */
@@ -43,7 +46,8 @@ typedef struct cr_unexp {
     uint64_t bytes;
     uint64_t sreq;
     uint64_t addr; /* RTS: the data's address in the sender */
-    char data[];   /* EAGER: the data */
+    uint64_t arrived; /* LONG: bytes of data arrived so far */
+    char data[];   /* EAGER, LONG: the data */
 } cr_unexp;
 
 void cr_pt2pt_setup(void);

@@ -17,8 +17,8 @@
  * Ranks work in pairs (0-1, 2-3, ...); a rank without a partner sends to itself. */
 #include "mpitest.h"
 
-#define N 100000 /* above any eager limit (at most a 64 KiB frame): a buffered message stays in the
-                  * buffer until it is received */
+#define N 300000 /* above the long-eager limit (256 KiB): a buffered message goes by rendezvous,
+                  * so it stays in the buffer until it is received */
 #define K 4
 
 static void fill(char *b, int n, int seed)
@@ -74,8 +74,8 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     peer = (rank ^ 1) < size ? rank ^ 1 : rank;
-    sbuf = malloc(200000);
-    rbuf = malloc(200000);
+    sbuf = malloc(N);
+    rbuf = malloc(N);
     int rc, got_size;
     void *got_addr;
     MPI_Request req;
@@ -134,12 +134,12 @@ int main(int argc, char **argv)
         }
     }
 
-    /* MPI_Ibsend and a persistent buffered send, eager and rendezvous sizes. */
-    int big = 4 * (100000 + MPI_BSEND_OVERHEAD);
+    /* MPI_Ibsend and a persistent buffered send, eager, long-eager and rendezvous sizes. */
+    int big = 4 * (N + MPI_BSEND_OVERHEAD);
     char *bigbuf = malloc((size_t)big);
     CHECK_CLASS(MPI_Buffer_attach(bigbuf, big), MPI_SUCCESS);
-    const int sizes[] = {0, 100, 16384, 100000};
-    for (int s = 0; s < 4; s++) {
+    const int sizes[] = {0, 100, 16384, 100000 /* long eager */, N};
+    for (int s = 0; s < 5; s++) {
         int n = sizes[s], count;
         MPI_Status st;
         fill(sbuf, n, 40 + s);
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
         CHECK(count == n && intact(rbuf, n, 40 + s), "MPI_Ibsend of %d bytes: got %d or wrong data", n, count);
     }
     for (int s = 0; s < 2; s++) {
-        int n = s ? 100000 : 1000;
+        int n = s ? N : 1000;
         CHECK_CLASS(MPI_Bsend_init(sbuf, n, MPI_CHAR, peer, 50, MPI_COMM_WORLD, &req), MPI_SUCCESS);
         for (int round = 0; round < 20; round++) {
             fill(sbuf, n, round);
@@ -168,8 +168,8 @@ int main(int argc, char **argv)
     /* iflush: incomplete while messages wait in the buffer; flush frees the space. */
     CHECK_CLASS(MPI_Buffer_flush(), MPI_SUCCESS); /* the partner may not have taken the last one yet */
     for (int i = 0; i < 4; i++) {
-        fill(sbuf, 100000, 60 + i);
-        CHECK_CLASS(MPI_Bsend(sbuf, 100000, MPI_CHAR, peer, 60 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+        fill(sbuf, N, 60 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 60 + i, MPI_COMM_WORLD), MPI_SUCCESS);
     }
     CHECK_CLASS(MPI_Bsend(sbuf, 1, MPI_CHAR, peer, 69, MPI_COMM_WORLD), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Buffer_iflush(&req), MPI_SUCCESS);
@@ -179,25 +179,25 @@ int main(int argc, char **argv)
         MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
     CHECK(!flag, "MPI_Buffer_iflush completed while its messages wait for their receives");
     sync_peer();
-    receive_k(peer, MPI_COMM_WORLD, 4, 100000, 60, 60, "iflush");
+    receive_k(peer, MPI_COMM_WORLD, 4, N, 60, 60, "iflush");
     CHECK_CLASS(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
     for (int i = 0; i < 4; i++) { /* the space is free again */
-        fill(sbuf, 100000, 70 + i);
-        CHECK_CLASS(MPI_Bsend(sbuf, 100000, MPI_CHAR, peer, 70 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+        fill(sbuf, N, 70 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 70 + i, MPI_COMM_WORLD), MPI_SUCCESS);
     }
     MPI_Request rr[4];
-    char *rb4 = malloc(4 * 100000);
+    char *rb4 = malloc(4 * N);
     for (int i = 0; i < 4; i++)
-        MPI_Irecv(rb4 + i * 100000, 100000, MPI_CHAR, peer, 70 + i, MPI_COMM_WORLD, &rr[i]);
+        MPI_Irecv(rb4 + i * N, N, MPI_CHAR, peer, 70 + i, MPI_COMM_WORLD, &rr[i]);
     CHECK_CLASS(MPI_Buffer_flush(), MPI_SUCCESS);
     for (int i = 0; i < 4; i++) { /* flushed: all fits again */
-        fill(sbuf, 100000, 80 + i);
-        CHECK_CLASS(MPI_Bsend(sbuf, 100000, MPI_CHAR, peer, 80 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+        fill(sbuf, N, 80 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 80 + i, MPI_COMM_WORLD), MPI_SUCCESS);
     }
     CHECK_CLASS(MPI_Waitall(4, rr, MPI_STATUSES_IGNORE), MPI_SUCCESS);
     for (int i = 0; i < 4; i++)
-        CHECK(intact(rb4 + i * 100000, 100000, 70 + i), "flush: message %d wrong", i);
-    receive_k(peer, MPI_COMM_WORLD, 4, 100000, 80, 80, "after flush");
+        CHECK(intact(rb4 + i * N, N, 70 + i), "flush: message %d wrong", i);
+    receive_k(peer, MPI_COMM_WORLD, 4, N, 80, 80, "after flush");
     CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
     CHECK(got_addr == bigbuf && got_size == big, "detach gave %p %d", got_addr, got_size);
 
@@ -225,11 +225,11 @@ int main(int argc, char **argv)
     /* Automatic buffering: any number of messages. */
     CHECK_CLASS(MPI_Buffer_attach(MPI_BUFFER_AUTOMATIC, 0), MPI_SUCCESS);
     for (int i = 0; i < 30; i++) {
-        fill(sbuf, 100000, 100 + i);
-        CHECK_CLASS(MPI_Bsend(sbuf, 100000, MPI_CHAR, peer, 100 + i, MPI_COMM_WORLD), MPI_SUCCESS);
+        fill(sbuf, N, 100 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 100 + i, MPI_COMM_WORLD), MPI_SUCCESS);
     }
     sync_peer();
-    receive_k(peer, MPI_COMM_WORLD, 30, 100000, 100, 100, "MPI_BUFFER_AUTOMATIC");
+    receive_k(peer, MPI_COMM_WORLD, 30, N, 100, 100, "MPI_BUFFER_AUTOMATIC");
     CHECK_CLASS(MPI_Buffer_flush(), MPI_SUCCESS);
     CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
     CHECK(got_addr == MPI_BUFFER_AUTOMATIC, "detach of the automatic buffer gave %p", got_addr);

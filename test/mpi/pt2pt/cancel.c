@@ -17,7 +17,7 @@
  * partner does it with itself. */
 #include "mpitest.h"
 
-#define BIG 25000 /* ints: 100 KB, rendezvous */
+#define BIG 100000 /* ints: 400 KB, above the long-eager limit (256 KiB): rendezvous */
 
 static int rank, size, peer;
 static MPI_Comm syncc; /* a duplicate: these messages cannot match the wildcard receives */

@@ -220,10 +220,12 @@ int main(int argc, char **argv)
     CHECK(!flag, "a failed call sent a message (source %d, tag %d)", st.MPI_SOURCE, st.MPI_TAG);
     sync_peer(); /* the partner sends again only after our probe */
 
-    /* Truncation: eager, at the eager limit, rendezvous. */
+    /* Truncation: eager, at the eager limit, long eager (cut inside its first frame, and after
+     * a few frames), rendezvous. */
     const char *how_name[3] = {"MPI_Recv", "MPI_Irecv + MPI_Wait", "MPI_Mrecv"};
-    const int sizes[][2] = {{10, 5}, {4096, 4095}, {4097, 4096}, {50000, 100}, {50000, 0}};
-    for (int s = 0; s < 5; s++)
+    const int sizes[][2] = {{10, 5},        {4096, 4095}, {4097, 4096},  {50000, 100},
+                            {50000, 40000}, {50000, 0},   {100000, 100}, {100000, 0}};
+    for (int s = 0; s < 8; s++)
         for (int how = 0; how < 3; how++)
             truncation(sizes[s][0], sizes[s][1], how, how_name[how]);
 

@@ -1,6 +1,7 @@
 /* Every send mode (Send, Bsend, Ssend, Rsend, Isend, Ibsend, Issend, Irsend) to a blocking or
  * nonblocking receive, at sizes on both sides of every protocol threshold (0 B to 1 MiB: eager,
- * the eager limit itself, rendezvous, frames larger than the shared-memory frame limit), with
+ * the eager limit itself, long eager in several frames, the long-eager limit, rendezvous,
+ * frames larger than the shared-memory frame limit), with
  * MPI_CHAR, MPI_INT, MPI_DOUBLE and the padded pair type MPI_DOUBLE_INT (packed on the way).
  * Checks every element that arrived, that nothing past the message or in the pair type's
  * padding was written, and the status (MPI_SOURCE, MPI_TAG, MPI_ERROR, MPI_Get_count,
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int partner = (rank ^ 1) < size ? rank ^ 1 : rank;
-    const size_t sizes[] = {0, 1, 8, 16383, 16384, 16385, 65000, 65536, 70000, 1 << 20};
+    const size_t sizes[] = {0, 1, 8, 16383, 16384, 16385, 32768, 32769, 65000, 65536, 70000, 262144, 262145, 1 << 20};
     const int nsizes = sizeof sizes / sizeof sizes[0];
     const size_t max_count = (1 << 20) + SPARE;
     send_buf = malloc(max_count * sizeof(double_int));
