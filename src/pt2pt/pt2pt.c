@@ -89,7 +89,9 @@ static void posted_remove(match_ctx *m, cr_request *r)
  * which would give the memory back to the kernel at the top of the heap and fault it in again
  * for the next burst. */
 #define UNEXP_CLASSES 13 /* 128 B .. 512 KiB */
-#define UNEXP_KEEP 64
+#define UNEXP_KEEP 64      /* blocks kept per class, */
+#define UNEXP_KEEP_BYTES (2 << 20) /* and at most this much memory per class: a burst of long
+                                    * messages must not leave tens of MiB cached per process */
 static struct {
     cr_unexp *head;
     int n;
@@ -119,7 +121,8 @@ static cr_unexp *unexp_alloc(size_t bytes)
 void cr_pt2pt_unexp_free(cr_unexp *u)
 {
     int c = unexp_class(u->type == P_EAGER || u->type == P_LONG ? u->bytes : 0);
-    if (c < UNEXP_CLASSES && unexp_cache[c].n < UNEXP_KEEP) {
+    if (c < UNEXP_CLASSES && unexp_cache[c].n < UNEXP_KEEP &&
+        (size_t)(unexp_cache[c].n + 1) * ((size_t)128 << c) <= UNEXP_KEEP_BYTES) {
         u->next = unexp_cache[c].head;
         unexp_cache[c].head = u;
         unexp_cache[c].n++;
@@ -355,19 +358,26 @@ static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_
     control(world_src, P_CTS, (uintptr_t)r, sreq);
 }
 
+/* Stores the first n bytes of frame f's data as bytes [off, off + n) of r's message: copied
+ * into a contiguous buffer, unpacked straight from the frame (both of its parts, when it wraps
+ * around the ring) into a non-contiguous one. */
+static void frame_to_buffer(cr_request *r, const cr_xframe *f, uint64_t off, uint64_t n)
+{
+    if (cr_dtype_is_contig(r->dt)) {
+        cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb + off, 0, n);
+    } else if (f->n1 >= n) {
+        cr_dt_unpack(r->buf, r->count, r->dt, off, f->p1, n);
+    } else {
+        cr_dt_unpack(r->buf, r->count, r->dt, off, f->p1, f->n1);
+        cr_dt_unpack(r->buf, r->count, r->dt, off + f->n1, f->p2, n - f->n1);
+    }
+}
+
 static void eager_receive(cr_request *r, const cr_xframe *f, int src, int tag, uint64_t bytes, int flags, uint64_t sreq)
 {
     uint64_t cap = capacity_of(r), n = CR_MIN(bytes, cap);
-    if (n) {
-        if (cr_dtype_is_contig(r->dt)) {
-            cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb, 0, n);
-        } else if (f->n1 >= n) {
-            cr_dt_unpack(r->buf, r->count, r->dt, 0, f->p1, n);
-        } else {
-            cr_dt_unpack(r->buf, r->count, r->dt, 0, f->p1, f->n1);
-            cr_dt_unpack(r->buf, r->count, r->dt, f->n1, f->p2, n - f->n1);
-        }
-    }
+    if (n)
+        frame_to_buffer(r, f, 0, n);
     if (flags & PF_SYNC)
         control(f->src, P_ACK, 0, sreq);
     recv_done(r, src, tag, bytes, cap);
@@ -380,18 +390,7 @@ static void stream_receive(cr_request *r, const cr_xframe *f, uint64_t off)
     uint64_t cap = capacity_of(r), end = off + f->len;
     if (off < cap) {
         uint64_t n = CR_MIN(end, cap) - off;
-        if (cr_dtype_is_contig(r->dt)) {
-            cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb + off, 0, n);
-        } else {
-            char *tmp = malloc(n);
-            if (!tmp) {
-                fprintf(stderr, "Courier: out of memory unpacking %llu bytes\n", (unsigned long long)n);
-                abort();
-            }
-            cr_xframe_copy(f, tmp, 0, n);
-            cr_dt_unpack(r->buf, r->count, r->dt, off, tmp, n);
-            free(tmp);
-        }
+        frame_to_buffer(r, f, off, n);
     }
     r->offset = end;
     if (end == r->bytes)

@@ -10,7 +10,7 @@
  *   - cancelling a send removes that message only: an earlier message of the same sender,
  *     still unreceived, arrives;
  *   - the send of a message the receiver took with MPI_Mprobe: not cancelled, and it arrives;
- *   - cancelling right after sending (receive posted before or after, eager or rendezvous,
+ *   - cancelling right after sending (receive posted before or after, eager, long eager or rendezvous,
  *     standard or synchronous): whatever the outcome, a cancelled message never arrives and
  *     one that was not cancelled does.
  * Ranks work in pairs (0-1, 2-3, ...) doing all of it both ways at once; a rank without a
@@ -215,8 +215,9 @@ int main(int argc, char **argv)
     /* Cancelling right after sending, the receive posted before or after: whatever the outcome,
      * it must be consistent. A cancelled message never arrives (a replacement does), one that
      * was not cancelled arrives. */
-    for (int it = 0; it < 40; it++) {
-        int n = it % 2 ? BIG : 50, posted_first = (it / 2) % 2, sync = (it / 4) % 2, seed = 100 + it;
+    const int sizes[3] = {50, 25000 /* 100 KB: long eager */, BIG};
+    for (int it = 0; it < 48; it++) {
+        int n = sizes[it % 3], posted_first = (it / 3) % 2, sync = (it / 6) % 2, seed = 100 + it;
         int outcome[2], theirs[2];
         fill(sbuf, n, seed);
         fill(sbuf2, 20, seed + 1000);
