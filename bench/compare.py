@@ -2,7 +2,7 @@
 """Runs Courier's benchmarks side by side with MPICH, Open MPI and Intel MPI (installed from PyPI
 into virtual environments on first use) and prints one table of figures and ratios.
 
-usage: bench/compare.py [--courier BUILD/bin] [--peers mpich,openmpi,impi] [--quick]
+usage: bench/compare.py [--courier BUILD/bin] [--peers mpich,openmpi,impi] [--quick] [--runs N]
                         [--markdown FILE] [--json FILE] [--only latency,bandwidth,...]
 
 Every figure comes from the same run on the same machine; the ratio column says how many times
@@ -133,6 +133,14 @@ def higher_is_better(unit):
     return unit in ("MB/s", "Mmsg/s")
 
 
+def keep_best(best, new):
+    """Merges one round's figures into `best`, keeping the better value of each."""
+    for k, (v, unit) in new.items():
+        old = best.get(k)
+        if old is None or (v > old[0] if higher_is_better(unit) else v < old[0]):
+            best[k] = (v, unit)
+
+
 def table(mpis, results):
     keys = sorted({k for r in results.values() for k in r}, key=lambda k: (k[0], int(k[1]), k[2]))
     head = ["benchmark", "np", "size"] + [m.name for m in mpis] + ["unit", "Courier vs best peer"]
@@ -177,6 +185,9 @@ def main():
     ap.add_argument("--peers", default="mpich,openmpi,impi")
     ap.add_argument("--only", default="", help="comma-separated: latency,bandwidth,msgrate,collectives,startup")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="rounds over all implementations, in turn; each figure is the best of its rounds "
+                         "(on a shared or virtual machine, one round can land on a bad placement of its CPUs)")
     ap.add_argument("--markdown")
     ap.add_argument("--json")
     a = ap.parse_args()
@@ -186,9 +197,14 @@ def main():
         mpis.append(ensure_peer(key))
     results = {}
     with tempfile.TemporaryDirectory() as work:
+        exes = {}
         for m in mpis:
-            print(f"building and running the benchmarks with {m.name} ...", file=sys.stderr)
-            results[m.key] = measure(m, build(m, work), a.quick, only)
+            print(f"building the benchmarks with {m.name} ...", file=sys.stderr)
+            exes[m.key] = build(m, work)
+        for rnd in range(a.runs):
+            for m in mpis:
+                print(f"round {rnd + 1}/{a.runs}: running the benchmarks with {m.name} ...", file=sys.stderr)
+                keep_best(results.setdefault(m.key, {}), measure(m, exes[m.key], a.quick, only))
     head, rows = table(mpis, results)
     print(f"Machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}")
     print_table(head, rows)
