@@ -111,22 +111,27 @@ def wall(mpi, n, exe, reps):
     return statistics.median(times) * 1e3
 
 
-def measure(mpi, exes, quick, only):
-    res = {}
+def steps(quick, only):
+    """The benchmark runs, in order: (name, function of (mpi, exes) giving figures)."""
     want = lambda b: not only or b in only
+    out = []
     if want("latency"):
-        res.update(run(mpi, 2, exes["latency"], str(1 << 16 if quick else 4 << 20)))
+        out.append(("latency", lambda m, e: run(m, 2, e["latency"], str(1 << 16 if quick else 4 << 20))))
     if want("bandwidth"):
-        res.update(run(mpi, 2, exes["bandwidth"], str(1 << 20 if quick else 16 << 20)))
+        out.append(("bandwidth", lambda m, e: run(m, 2, e["bandwidth"], str(1 << 20 if quick else 16 << 20))))
     if want("msgrate"):
-        res.update(run(mpi, 2, exes["msgrate"], "8"))
+        out.append(("msgrate", lambda m, e: run(m, 2, e["msgrate"], "8")))
     if want("collectives"):
         for n in (2, 4, 8):
-            res.update(run(mpi, n, exes["collectives"], str(8 << 10 if quick else 1 << 20), "0.1" if quick else "0.3"))
+            out.append((f"collectives -n {n}", lambda m, e, n=n: run(m, n, e["collectives"],
+                                                                   str(8 << 10 if quick else 1 << 20),
+                                                                   "0.1" if quick else "0.3")))
     if want("startup"):
         for n in (2, 32):
-            res[("startup", str(n), 0)] = (wall(mpi, n, exes["init_finalize"], 3 if quick else 7), "ms")
-    return res
+            out.append((f"startup -n {n}",
+                        lambda m, e, n=n: {("startup", str(n), 0): (wall(m, n, e["init_finalize"], 3 if quick else 7),
+                                                                     "ms")}))
+    return out
 
 
 def higher_is_better(unit):
@@ -201,10 +206,14 @@ def main():
         for m in mpis:
             print(f"building the benchmarks with {m.name} ...", file=sys.stderr)
             exes[m.key] = build(m, work)
+        # Each benchmark runs for every implementation in turn before the next one starts, so
+        # the figures compared side by side come from minutes apart at most: on a virtual
+        # machine the cost of moving a cache line between the two CPUs changes over time.
         for rnd in range(a.runs):
-            for m in mpis:
-                print(f"round {rnd + 1}/{a.runs}: running the benchmarks with {m.name} ...", file=sys.stderr)
-                keep_best(results.setdefault(m.key, {}), measure(m, exes[m.key], a.quick, only))
+            for name, step in steps(a.quick, only):
+                print(f"round {rnd + 1}/{a.runs}: {name} ...", file=sys.stderr)
+                for m in mpis:
+                    keep_best(results.setdefault(m.key, {}), step(m, exes[m.key]))
     head, rows = table(mpis, results)
     print(f"Machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}")
     print_table(head, rows)
