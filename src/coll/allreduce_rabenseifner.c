@@ -67,16 +67,8 @@ int cr_coll_allreduce_rabenseifner(void *rbuf, MPI_Count count, cr_dtype *dt, cr
     void *tmp = cr_coll_tmp(count, dt, &alloc);
     if (!tmp)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for an allreduce of %lld elements", (long long)count);
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            if ((err = cr_coll_send(&k, rbuf, count, dt, rank + 1)))
-                goto out;
-        } else {
-            if ((err = cr_coll_recv(&k, tmp, count, dt, rank - 1)))
-                goto out;
-            cr_op_apply(op, tmp, rbuf, count, dt);
-        }
-    }
+    if ((err = cr_coll_fold(&k, rbuf, tmp, count, dt, op, rem)))
+        goto out;
     int newrank = cr_coll_newrank(rank, rem);
     if (newrank >= 0) {
         int lo, hi;
@@ -99,12 +91,7 @@ int cr_coll_allreduce_rabenseifner(void *rbuf, MPI_Count count, cr_dtype *dt, cr
             hi = CR_MAX(hi, phi);
         }
     }
-    if (rank < 2 * rem) {
-        if (rank % 2)
-            err = cr_coll_send(&k, rbuf, count, dt, rank - 1);
-        else
-            err = cr_coll_recv(&k, rbuf, count, dt, rank + 1);
-    }
+    err = cr_coll_unfold(&k, rbuf, count, dt, rem);
 out:
     cr_coll_scratch_release(alloc);
     return err;

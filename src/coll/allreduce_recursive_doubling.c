@@ -19,16 +19,8 @@ int cr_coll_allreduce_recursive_doubling(void *rbuf, MPI_Count count, cr_dtype *
     if (!tmp)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for an allreduce of %lld elements", (long long)count);
     /* Fold: even ranks below 2*rem hand their data to the odd rank above them. */
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            if ((err = cr_coll_send(&k, rbuf, count, dt, rank + 1)))
-                goto out;
-        } else {
-            if ((err = cr_coll_recv(&k, tmp, count, dt, rank - 1)))
-                goto out;
-            cr_op_apply(op, tmp, rbuf, count, dt); /* rbuf = left op rbuf */
-        }
-    }
+    if ((err = cr_coll_fold(&k, rbuf, tmp, count, dt, op, rem)))
+        goto out;
     int newrank = cr_coll_newrank(rank, rem);
     if (newrank >= 0) {
         for (int mask = 1; mask < pof2; mask <<= 1) {
@@ -44,12 +36,7 @@ int cr_coll_allreduce_recursive_doubling(void *rbuf, MPI_Count count, cr_dtype *
         }
     }
     /* Unfold: the odd ranks give the result back. */
-    if (rank < 2 * rem) {
-        if (rank % 2)
-            err = cr_coll_send(&k, rbuf, count, dt, rank - 1);
-        else
-            err = cr_coll_recv(&k, rbuf, count, dt, rank + 1);
-    }
+    err = cr_coll_unfold(&k, rbuf, count, dt, rem);
 out:
     cr_coll_scratch_release(alloc);
     return err;

@@ -106,5 +106,10 @@ static inline int cr_coll_oldrank(int newrank, int rem)
 {
     return newrank < rem ? newrank * 2 + 1 : newrank + rem;
 }
+/* Fold: each even process below 2*rem sends its `buf` to the odd one above it, which combines
+ * it as the left operand (buf = theirs op buf, `tmp` holding theirs), so operations that do not
+ * commute keep rank order. Unfold: the odd ones send the result back into the even ones' `buf`. */
+int cr_coll_fold(const cr_coll *k, void *buf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op, int rem);
+int cr_coll_unfold(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int rem);
 
 #endif

@@ -32,16 +32,8 @@ int cr_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, MPI_Count count, c
     }
     if (sbuf != MPI_IN_PLACE)
         cr_coll_copy(sbuf, count, dt, acc, count, dt);
-    if (rank < 2 * rem) {
-        if (rank % 2 == 0) {
-            if ((err = cr_coll_send(&k, acc, count, dt, rank + 1)))
-                goto out;
-        } else {
-            if ((err = cr_coll_recv(&k, tmp, count, dt, rank - 1)))
-                goto out;
-            cr_op_apply(op, tmp, acc, count, dt);
-        }
-    }
+    if ((err = cr_coll_fold(&k, acc, tmp, count, dt, op, rem)))
+        goto out;
     /* The process that gathers the result: the root, or its fold partner when it sat out. */
     int holder = root < 2 * rem && root % 2 == 0 ? root + 1 : root;
     int newroot = cr_coll_newrank(holder, rem), newrank = cr_coll_newrank(rank, rem);

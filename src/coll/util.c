@@ -161,3 +161,24 @@ void cr_coll_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *
     cr_dt_unpack(dst, dcount, ddt, 0, tmp, n);
     cr_coll_scratch_release(tmp);
 }
+
+int cr_coll_fold(const cr_coll *k, void *buf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op, int rem)
+{
+    if (k->rank >= 2 * rem)
+        return MPI_SUCCESS;
+    if (k->rank % 2 == 0)
+        return cr_coll_send(k, buf, count, dt, k->rank + 1);
+    int err = cr_coll_recv(k, tmp, count, dt, k->rank - 1);
+    if (!err)
+        cr_op_apply(op, tmp, buf, count, dt); /* buf = left op buf */
+    return err;
+}
+
+int cr_coll_unfold(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int rem)
+{
+    if (k->rank >= 2 * rem)
+        return MPI_SUCCESS;
+    if (k->rank % 2)
+        return cr_coll_send(k, buf, count, dt, k->rank - 1);
+    return cr_coll_recv(k, buf, count, dt, k->rank + 1);
+}
