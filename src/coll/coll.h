@@ -106,6 +106,15 @@ static inline int cr_coll_oldrank(int newrank, int rem)
 {
     return newrank < rem ? newrank * 2 + 1 : newrank + rem;
 }
+/* Binomial tree rooted at virtual rank 0: how many processes (blocks) the subtree of virtual
+ * rank `vr` holds, itself included. */
+static inline int cr_coll_subtree_size(int vr, int p)
+{
+    int sub = 1;
+    while (!(vr & sub) && vr + sub < p)
+        sub <<= 1;
+    return vr & sub ? (sub < p - vr ? sub : p - vr) : p - vr;
+}
 /* Fold: each even process below 2*rem sends its `buf` to the odd one above it, which combines
  * it as the left operand (buf = theirs op buf, `tmp` holding theirs), so operations that do not
  * commute keep rank order. Unfold: the odd ones send the result back into the even ones' `buf`. */

@@ -17,10 +17,7 @@ int cr_coll_scatter_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, 
     bool in_place = rbuf == MPI_IN_PLACE;
     uint64_t nb = k.rank == root ? (uint64_t)scount * (uint64_t)sdt->size : (uint64_t)rcount * (uint64_t)rdt->size;
     cr_dtype *byte = cr_dtype_get(MPI_BYTE);
-    int sub = 1;
-    while (!(vr & sub) && vr + sub < p)
-        sub <<= 1;
-    int blocks = CR_MIN(vr & sub ? sub : p - vr, p - vr);
+    int blocks = cr_coll_subtree_size(vr, p);
     char *buf = cr_coll_scratch(nb * (uint64_t)blocks + 1);
     if (!buf)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a scatter of %d blocks of %llu bytes", blocks,
