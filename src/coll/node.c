@@ -25,12 +25,18 @@
  * write a slot of reduction g only once reduction g - DEPTH (the last to use that set) is done,
  * so contributors run up to DEPTH - 1 reductions ahead of the roots; every process counts
  * reductions itself (all call them in the same order). Like messages sent eagerly, this lets
- * non-root processes go on while the root catches up. */
+ * non-root processes go on while the root catches up.
+ *
+ * Counters are 32 bits and wrap around: the barrier's generation is only compared for
+ * equality, and reduction numbers are compared by their signed difference (processes are at
+ * most DEPTH reductions apart), so 2^32 collectives later nothing changes. All of them start
+ * at cr_shm_seq_start(), which a test sets just below 2^32 to run across the wrap. */
 #include "coll.h"
 
 #include "core/runtime.h"
 #include "xport/shm/shm.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -41,6 +47,7 @@ typedef struct counter {
 } counter;
 
 typedef struct node_area {
+    counter ready;            /* 0, then 1 while the first user sets the counters, then 2 */
     counter arrive;           /* barrier: processes in */
     counter generation;       /* barrier: completed barriers */
     counter red_done;         /* reduce: reductions the roots completed */
@@ -48,17 +55,40 @@ typedef struct node_area {
     _Alignas(64) char slots[]; /* [2][n][SLOT] for allreduce, then [DEPTH][n][SLOT] for reduce */
 } node_area;
 
-_Static_assert(offsetof(node_area, slots) == (3 + DEPTH) * 64, "the layout CR_SHM_COLL_BYTES assumes");
+_Static_assert(offsetof(node_area, slots) == (4 + DEPTH) * 64, "the layout CR_SHM_COLL_BYTES assumes");
 _Static_assert(sizeof(counter) == 64, "one counter a cache line");
 
-static uint32_t reductions; /* reduce calls made on MPI_COMM_WORLD by this process */
+static uint32_t reductions;  /* number of this process's next reduce on MPI_COMM_WORLD */
+static node_area *started;   /* the area, once this process has seen its counters set */
+
+/* The counters start at cr_shm_seq_start(): the first process to get here sets them, the
+ * others wait until it has (a zeroed segment is all they can assume). */
+static node_area *start(node_area *a)
+{
+    uint32_t first = cr_shm_seq_start(), idle = 0;
+    uint32_t expect = 0;
+    if (atomic_compare_exchange_strong(&a->ready.v, &expect, 1)) {
+        atomic_store_explicit(&a->generation.v, first, memory_order_relaxed);
+        atomic_store_explicit(&a->red_done.v, first, memory_order_relaxed);
+        atomic_store_explicit(&a->ready.v, 2, memory_order_release);
+    } else {
+        while (atomic_load_explicit(&a->ready.v, memory_order_acquire) != 2)
+            if (++idle % 64 == 0)
+                sched_yield();
+    }
+    reductions = first;
+    return started = a;
+}
 
 static node_area *area_of(cr_comm *c)
 {
     size_t bytes;
+    if (CR_LIKELY(started != NULL) && c == &cr_comm_world)
+        return started;
     if (c != &cr_comm_world || cr_rt.nnodes != 1 || c->size < 2 || cr_shm_local_size() != c->size)
         return NULL;
-    return cr_shm_coll_area(&bytes);
+    node_area *a = cr_shm_coll_area(&bytes);
+    return a ? start(a) : NULL;
 }
 
 bool cr_coll_node_usable(cr_comm *c, uint64_t bytes_per_process)
@@ -137,10 +167,12 @@ typedef struct {
     uint32_t at_least;
 } count_wait;
 
+/* Whether the counter has reached `at_least`, across its wrap-around: the two are never more
+ * than 2^31 apart. */
 static bool reached(void *arg)
 {
     count_wait *w = arg;
-    return atomic_load_explicit(w->word, memory_order_acquire) >= w->at_least;
+    return (int32_t)(atomic_load_explicit(w->word, memory_order_acquire) - w->at_least) >= 0;
 }
 
 int cr_coll_node_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *c)
@@ -148,11 +180,11 @@ int cr_coll_node_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype 
     node_area *a = area_of(c);
     int n = c->size, me = c->rank;
     uint32_t g = reductions++;
-    if (g >= DEPTH) { /* the slots of reduction g - DEPTH must have been read */
-        count_wait w = {&a->red_done.v, g - DEPTH + 1};
-        if (!reached(&w))
-            cr_progress_wait_until(reached, &w);
-    }
+    /* The slots of reduction g - DEPTH must have been read (the counters start at `first`,
+     * meaning every reduction before it is done). */
+    count_wait w = {&a->red_done.v, g - DEPTH + 1};
+    if (!reached(&w))
+        cr_progress_wait_until(reached, &w);
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     cr_dt_pack(mine, count, dt, 0, slot(a, 1, g, me, n), (uint64_t)count * (uint64_t)dt->size);
     uint32_t in = atomic_fetch_add_explicit(&a->red_in[g % DEPTH].v, 1, memory_order_acq_rel) + 1;

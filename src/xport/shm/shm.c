@@ -12,11 +12,13 @@
  * whole cells: a 40-byte header (commit word, length, the 32-byte envelope) and its payload,
  * contiguous except where it wraps around the end of the ring. The sender writes the payload,
  * then the header's commit word `seq` with release order; the receiver polls the commit word of
- * the cell at its read position with acquire order. `seq` counts frames from 1, so a stale cell
- * never looks committed, with one caveat handled in send(): a cell that held *payload* in the
- * previous lap may hold any bytes, so before committing a frame the sender zeroes the commit
- * word of the cell where the next frame will start (when that cell is free; when it is not, it
- * is the header of an older frame, whose seq cannot match).
+ * the cell at its read position with acquire order. `seq` counts frames and is never 0 (the
+ * count skips 0 when it wraps around 2^32, see next_seq), so a cleared cell never looks
+ * committed, with one caveat handled in send(): a cell that held *payload* in the previous lap
+ * may hold any bytes, so before committing a frame the sender zeroes the commit word of the
+ * cell where the next frame will start (when that cell is free; when it is not, it is the
+ * header of an older frame, less than one ring of frames old, whose seq cannot match: frames
+ * in a ring number far fewer than 2^32 - 1).
  * The receiver publishes how many cells it consumed (`tail`) after each frame; the sender
  * reads it only when its cached copy says the ring is full.
  *
@@ -47,12 +49,15 @@
 #define CELL 64
 #define HDR_BYTES 40
 
-static int64_t tune_ring_size, tune_cma, tune_wait;
+static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start;
 CR_TUNABLE(tune_ring_size, COURIER_SHM_RING_SIZE, CR_TUNE_SIZE, "0",
            "bytes of each shared-memory ring between two processes (a power of two, 8K..64M); 0 picks by process count");
 CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|0", 0, 4,
               "move large messages with one copy through cross-memory attach (process_vm_readv) instead of a "
               "pipelined copy through the rings; auto does so when processes outnumber cores (see doc/design/shm.md)");
+CR_TUNABLE_EX(tune_seq_start, COURIER_DEBUG_SEQ_START, CR_TUNE_INT, "1", NULL, 1, UINT32_MAX,
+              "for testing: the first value of the 32-bit frame and collective counters (set just below 2^32 = "
+              "4294967296 to run across their wrap-around); every process of a job must have the same value");
 CR_TUNABLE_EX(tune_wait, COURIER_WAIT, CR_TUNE_CHOICE, "auto", "auto|spin|sleep", 0, 2,
               "how a waiting process waits: spin (poll, yielding now and then), sleep (poll briefly, then sleep until a peer "
               "sends), or auto (sleep when processes outnumber cores)");
@@ -94,7 +99,7 @@ typedef struct out_ring {
     shm_ctrl *ctrl;
     shm_proc *peer;
     uint64_t head, tail_cache;
-    uint32_t seq;
+    uint32_t seq; /* commit word of the next frame */
 } out_ring;
 
 typedef struct in_ring {
@@ -102,7 +107,7 @@ typedef struct in_ring {
     shm_ctrl *ctrl;
     shm_proc *peer;
     uint64_t pos;
-    uint32_t seq;
+    uint32_t seq; /* commit word of the next frame */
     int world_src;
 } in_ring;
 
@@ -169,6 +174,17 @@ static void publish_cpus(shm_proc *me)
     for (int c = 0; c < 1024 && c < CPU_SETSIZE; c++)
         if (CPU_ISSET(c, &set))
             me->cpus[c / 64] |= 1ull << (c % 64);
+}
+
+/* The commit word after `seq`: 0 is skipped, since it is what a cleared cell holds. */
+static inline uint32_t next_seq(uint32_t seq)
+{
+    return seq + 1 ? seq + 1 : 1;
+}
+
+uint32_t cr_shm_seq_start(void)
+{
+    return (uint32_t)tune_seq_start;
 }
 
 static int futex(atomic_uint *addr, int op, unsigned val, const struct timespec *ts)
@@ -256,8 +272,9 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     shm_ctrl *ctrl = (shm_ctrl *)(S.base + ctrl_off);
     for (int p = 0; p < n; p++) {
         size_t to = (size_t)me * n + p, from = (size_t)p * n + me;
-        S.out[p] = (out_ring){S.base + rings_off + to * S.ring_bytes, &ctrl[to], &S.procs[p], 0, 0, 0};
-        S.in[p] = (in_ring){S.base + rings_off + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, 1,
+        uint32_t first = cr_shm_seq_start();
+        S.out[p] = (out_ring){S.base + rings_off + to * S.ring_bytes, &ctrl[to], &S.procs[p], 0, 0, first};
+        S.in[p] = (in_ring){S.base + rings_off + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, first,
                             local_world_ranks[p]};
     }
     /* Every process's CPU mask is needed, and every one must decide alike (a sender that does
@@ -352,7 +369,8 @@ bool cr_shm_send(int peer, const cr_xenv *env, const void *p1, size_t n1, const 
     uint64_t next = o->head + need;
     if (next - o->tail_cache < S.ncells)
         atomic_store_explicit(&((frame_hdr *)(o->cells + (next & S.mask) * CELL))->seq, 0, memory_order_relaxed);
-    atomic_store_explicit(&h->seq, ++o->seq, memory_order_release);
+    atomic_store_explicit(&h->seq, o->seq, memory_order_release);
+    o->seq = next_seq(o->seq);
     o->head = next;
     if (S.sleep_mode) {
         atomic_thread_fence(memory_order_seq_cst);
@@ -383,7 +401,7 @@ static int drain(in_ring *r, cr_xport_handler *handler)
                        .n1 = CR_MIN(len, S.ring_bytes - off), .p2 = r->cells};
         handler(&f);
         r->pos += cells_for(len);
-        r->seq++;
+        r->seq = next_seq(r->seq);
         atomic_store_explicit(&r->ctrl->tail, r->pos, memory_order_release);
         got++;
     }

@@ -23,10 +23,13 @@ void *cr_shm_coll_area(size_t *bytes);
  * allreduce and CR_SHM_COLL_DEPTH generations of them for reduce (see src/coll/node.c). */
 #define CR_SHM_COLL_SLOT 1024
 #define CR_SHM_COLL_DEPTH 8
-#define CR_SHM_COLL_BYTES(n) ((4 + CR_SHM_COLL_DEPTH) * 64 + (2 + CR_SHM_COLL_DEPTH) * (size_t)(n) * CR_SHM_COLL_SLOT)
+#define CR_SHM_COLL_BYTES(n) ((5 + CR_SHM_COLL_DEPTH) * 64 + (2 + CR_SHM_COLL_DEPTH) * (size_t)(n) * CR_SHM_COLL_SLOT)
 int cr_shm_local_rank(void);
 int cr_shm_local_size(void);
 void cr_shm_wake_sleepers(void);
 bool cr_shm_sleep_mode(void);
+/* The first value of 32-bit sequence counters (1 unless a test starts them near 2^32 with
+ * COURIER_DEBUG_SEQ_START, to run across the wrap-around); the same in every process. */
+uint32_t cr_shm_seq_start(void);
 
 #endif
