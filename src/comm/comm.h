@@ -4,6 +4,10 @@
  * Invariants:
  *   - ctx is the context id used for point-to-point traffic; ctx + 1 carries the communicator's
  *     collective traffic, so collectives never match user messages. Context ids are even.
+ *   - a context id is epoch << 13 | slot << 1 (| 1 for collectives): the slot (0..4095) is
+ *     reused when communicators are freed, the epoch changes with each reuse (agreed by the
+ *     members as one more than any of them used for that slot), so a message sent on a freed
+ *     communicator never matches on the one that reuses its slot.
  *   - world_ranks == NULL means the identity map (MPI_COMM_WORLD and its duplicates). */
 #ifndef CR_COMM_H
 #define CR_COMM_H
@@ -12,6 +16,14 @@
 
 struct cr_attr;
 struct cr_match_ctx;
+
+#define CR_CTX_SLOTS 4096
+#define CR_CTX_INDEX_BITS 13 /* slot and collective bit */
+#define CR_CTX_EPOCH_MASK ((1u << (32 - CR_CTX_INDEX_BITS)) - 1)
+/* Where a context's matching state lives: the same for every epoch of a slot. */
+#define CR_CTX_INDEX(ctx) ((ctx) & ((1u << CR_CTX_INDEX_BITS) - 1))
+#define CR_CTX_EPOCH(ctx) ((ctx) >> CR_CTX_INDEX_BITS)
+#define CR_CTX_MAKE(epoch, slot) ((uint32_t)(epoch) << CR_CTX_INDEX_BITS | (uint32_t)(slot) << 1)
 
 typedef struct cr_group {
     cr_obj obj;

@@ -4,23 +4,29 @@
  * Context ids: each communicator takes a slot s of a per-process bitmap and uses contexts 2s
  * (point-to-point) and 2s + 1 (collectives); slots 0 and 1 are MPI_COMM_WORLD and
  * MPI_COMM_SELF. Creating a communicator is collective over its parent: the members AND their
- * free-slot bitmaps together (an allreduce) and all take the lowest slot free everywhere.
+ * free-slot bitmaps together (an allreduce) and all take the lowest slot free everywhere; a
+ * second allreduce agrees on the slot's new epoch (see comm.h), one more than the largest any
+ * member used: a message still in flight for a freed communicator carries an older epoch, and
+ * pt2pt drops it instead of matching it on the new one.
  * Communicators made by one split share a slot: their members are disjoint, so their traffic
  * can never meet. */
 #include "attr.h"
 #include "coll/coll.h"
+#include "pt2pt/pt2pt.h"
 #include "comm.h"
 #include "core/runtime.h"
 #include "cr_impl.h"
 
 #include <stdlib.h>
 
-#define SLOTS 4096
+#define SLOTS CR_CTX_SLOTS
 static uint64_t slot_used[SLOTS / 64] = {3}; /* slots 0 and 1: world and self */
+static uint32_t slot_epoch[SLOTS];           /* the epoch this process last used for each slot */
 
 int cr_group_new(int *world_ranks, int n, MPI_Group *out);
 
-static int slot_agree(cr_comm *parent, int *slot)
+/* Agrees with the other members of `parent` on a context id free in all of them. */
+static int slot_agree(cr_comm *parent, uint32_t *ctx)
 {
     uint64_t free_mask[SLOTS / 64];
     for (int i = 0; i < SLOTS / 64; i++)
@@ -30,8 +36,15 @@ static int slot_agree(cr_comm *parent, int *slot)
         return err;
     for (int i = 0; i < SLOTS / 64; i++) {
         if (free_mask[i]) {
-            *slot = i * 64 + __builtin_ctzll(free_mask[i]);
-            slot_used[*slot / 64] |= 1ull << (*slot % 64);
+            int slot = i * 64 + __builtin_ctzll(free_mask[i]);
+            uint32_t epoch = slot_epoch[slot];
+            err = cr_coll_allreduce_auto(&epoch, 1, cr_dtype_get(MPI_UINT32_T), cr_op_get(MPI_MAX), parent);
+            if (err)
+                return err;
+            epoch = (epoch + 1) & CR_CTX_EPOCH_MASK;
+            slot_epoch[slot] = epoch;
+            slot_used[slot / 64] |= 1ull << (slot % 64);
+            *ctx = CR_CTX_MAKE(epoch, slot);
             return MPI_SUCCESS;
         }
     }
@@ -40,21 +53,21 @@ static int slot_agree(cr_comm *parent, int *slot)
 
 static void slot_release(uint32_t ctx)
 {
-    int slot = (int)(ctx / 2);
+    int slot = (int)(CR_CTX_INDEX(ctx) >> 1);
     slot_used[slot / 64] &= ~(1ull << (slot % 64));
 }
 
 /* A new communicator of the given members (world ranks, in rank order; taken over), with this
  * process at `rank`, inheriting `parent`'s error handler. */
-static int comm_new(cr_comm *parent, int slot, int *world_ranks, int size, int rank, MPI_Comm *out, cr_comm **obj)
+static int comm_new(cr_comm *parent, uint32_t ctx, int *world_ranks, int size, int rank, MPI_Comm *out, cr_comm **obj)
 {
     cr_comm *c = cr_obj_alloc(CR_KIND_COMM);
     if (!c) {
         free(world_ranks);
-        slot_release((uint32_t)slot * 2);
+        slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
     }
-    c->ctx = (uint32_t)slot * 2;
+    c->ctx = ctx;
     c->size = size;
     c->rank = rank;
     c->world_ranks = world_ranks;
@@ -77,16 +90,17 @@ static int *world_ranks_of(const cr_comm *c)
 
 int cr_mpi_comm_dup(cr_comm *comm, MPI_Comm *newcomm)
 {
-    int slot, err = slot_agree(comm, &slot);
+    uint32_t ctx;
+    int err = slot_agree(comm, &ctx);
     if (err)
         return err;
     int *w = world_ranks_of(comm);
     if (!w) {
-        slot_release((uint32_t)slot * 2);
+        slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory duplicating a communicator");
     }
-    cr_comm *c;
-    if ((err = comm_new(comm, slot, w, comm->size, comm->rank, newcomm, &c)))
+    cr_comm *c = NULL;
+    if ((err = comm_new(comm, ctx, w, comm->size, comm->rank, newcomm, &c)))
         return err;
     if ((err = cr_attr_copy(CR_KIND_COMM, comm->attrs, comm->eo.obj.handle, &c->attrs))) {
         cr_mpi_comm_free(newcomm);
@@ -124,15 +138,15 @@ int cr_mpi_comm_split(cr_comm *comm, int color, int key, MPI_Comm *newcomm)
     all[2 * comm->rank] = color;
     all[2 * comm->rank + 1] = key;
     err = cr_coll_allgather_auto(all, 2, cr_dtype_get(MPI_INT), comm);
-    int slot = -1;
+    uint32_t ctx = 0;
     if (!err)
-        err = slot_agree(comm, &slot);
+        err = slot_agree(comm, &ctx);
     if (err) {
         free(all);
         return err;
     }
     if (color == MPI_UNDEFINED) {
-        slot_release((uint32_t)slot * 2);
+        slot_release(ctx);
         free(all);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
@@ -147,7 +161,7 @@ int cr_mpi_comm_split(cr_comm *comm, int color, int key, MPI_Comm *newcomm)
     if (!mine || !w) {
         free(mine);
         free(w);
-        slot_release((uint32_t)slot * 2);
+        slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory splitting a communicator");
     }
     qsort(mine, (size_t)n, sizeof *mine, by_key);
@@ -158,7 +172,7 @@ int cr_mpi_comm_split(cr_comm *comm, int color, int key, MPI_Comm *newcomm)
             rank = i;
     }
     free(mine);
-    return comm_new(comm, slot, w, n, rank, newcomm, NULL);
+    return comm_new(comm, ctx, w, n, rank, newcomm, NULL);
 }
 
 int cr_mpi_comm_split_type(cr_comm *comm, int split_type, int key, cr_info *info, MPI_Comm *newcomm)
@@ -194,22 +208,23 @@ int cr_mpi_comm_create(cr_comm *comm, cr_group *group, MPI_Comm *newcomm)
         if (!found)
             return cr_err(MPI_ERR_GROUP, "rank %d of the group is not in the communicator", i);
     }
-    int slot, err = slot_agree(comm, &slot);
+    uint32_t ctx;
+    int err = slot_agree(comm, &ctx);
     if (err)
         return err;
     if (group->rank == MPI_UNDEFINED) {
-        slot_release((uint32_t)slot * 2);
+        slot_release(ctx);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
     int *w = malloc((size_t)group->size * sizeof *w);
     if (!w) {
-        slot_release((uint32_t)slot * 2);
+        slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
     }
     for (int i = 0; i < group->size; i++)
         w[i] = group->world_ranks ? group->world_ranks[i] : i;
-    return comm_new(comm, slot, w, group->size, group->rank, newcomm, NULL);
+    return comm_new(comm, ctx, w, group->size, group->rank, newcomm, NULL);
 }
 
 int cr_mpi_comm_free(MPI_Comm *h)
@@ -236,6 +251,7 @@ void cr_comm_release(cr_comm *c)
 {
     if (!cr_obj_unref(c))
         return;
+    cr_pt2pt_ctx_close(c->ctx); /* and ctx + 1: what still comes for them is dropped */
     slot_release(c->ctx);
     if (cr_obj_unref(c->eo.errh))
         cr_obj_free(c->eo.errh);

@@ -19,7 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int64_t eager_max, long_max;
+static int64_t eager_max, long_max, unexp_budget;
+CR_TUNABLE_EX(unexp_budget, COURIER_UNEXPECTED_BUDGET, CR_TUNE_SIZE, "8M", NULL, 0, (int64_t)1 << 40,
+              "bytes one process may send eagerly to another before that one's receives take them (with 64 "
+              "bytes counted per message): past it, sends to that process use rendezvous until receives catch up, "
+              "so a receiver's memory for early messages stays below this much per sender");
 CR_TUNABLE_EX(long_max, COURIER_LONG_EAGER_MAX, CR_TUNE_SIZE, "256K", NULL, 0, 1 << 30,
               "largest message sent as several frames without a handshake (long eager); larger ones, and "
               "synchronous sends above COURIER_EAGER_MAX, use rendezvous");
@@ -31,16 +35,21 @@ _Static_assert(sizeof(cr_penv) == sizeof(cr_xenv), "the pt2pt envelope fills a t
 
 /* ----------------------------------------------------------------- matching contexts */
 
+/* The matching state of one context index (a slot and its collective twin; every epoch of
+ * the slot shares it, but at most one epoch is open at a time). */
 typedef struct match_ctx {
     cr_request *posted_head, *posted_tail;
     cr_unexp *unexp_head, *unexp_tail;
+    bool has_closed;       /* a communicator of this slot was freed here, */
+    uint32_t closed_epoch; /* the latest such: frames of it or older epochs are stale */
 } match_ctx;
 
 static match_ctx **ctxs;
 static uint32_t nctxs;
 
-static match_ctx *ctx_get(uint32_t ctx)
+static match_ctx *ctx_get(uint32_t full_ctx)
 {
+    uint32_t ctx = CR_CTX_INDEX(full_ctx);
     if (CR_UNLIKELY(ctx >= nctxs)) {
         uint32_t n = CR_MAX(ctx + 1, nctxs * 2);
         match_ctx **grown = realloc(ctxs, n * sizeof *grown);
@@ -53,6 +62,19 @@ static match_ctx *ctx_get(uint32_t ctx)
     if (CR_UNLIKELY(!ctxs[ctx]))
         ctxs[ctx] = calloc(1, sizeof(match_ctx));
     return ctxs[ctx];
+}
+
+static inline match_ctx *ctx_find(uint32_t full_ctx)
+{
+    uint32_t ctx = CR_CTX_INDEX(full_ctx);
+    return ctx < nctxs ? ctxs[ctx] : NULL;
+}
+
+/* A frame for an epoch of this slot that was closed here, or an older one. */
+static inline bool ctx_stale(const match_ctx *m, uint32_t full_ctx)
+{
+    uint32_t behind = (m->closed_epoch - CR_CTX_EPOCH(full_ctx)) & CR_CTX_EPOCH_MASK;
+    return m->has_closed && behind <= CR_CTX_EPOCH_MASK / 2;
 }
 
 static inline bool matches(int want_src, int want_tag, int src, int tag)
@@ -87,23 +109,33 @@ static void posted_remove(match_ctx *m, cr_request *r)
 /* Unexpected messages come and go in bursts (a sender runs ahead of its receiver); their
  * buffers are kept in free lists by size class instead of going back to malloc each time,
  * which would give the memory back to the kernel at the top of the heap and fault it in again
- * for the next burst. */
-#define UNEXP_CLASSES 13 /* 128 B .. 512 KiB */
-#define UNEXP_KEEP 64      /* blocks kept per class, */
-#define UNEXP_KEEP_BYTES (2 << 20) /* and at most this much memory per class: a burst of long
-                                    * messages must not leave tens of MiB cached per process */
+ * for the next burst. Eight classes per power of two (128, 144, 160, ... 240, 256, 288, ...)
+ * waste at most an eighth of a block; the cache as a whole keeps at most UNEXP_KEEP_BYTES. */
+#define UNEXP_STEPS 8
+#define UNEXP_CLASSES (12 * UNEXP_STEPS + 1) /* 128 B .. 512 KiB */
+#define UNEXP_KEEP 64                        /* blocks kept per class, */
+#define UNEXP_KEEP_BYTES (4 << 20)           /* and this much memory in all: a burst of long
+                                              * messages must not leave tens of MiB cached */
 static struct {
     cr_unexp *head;
     int n;
 } unexp_cache[UNEXP_CLASSES];
+static size_t unexp_cached_bytes;
+
+static size_t class_bytes(int c)
+{
+    return ((size_t)(UNEXP_STEPS + c % UNEXP_STEPS) * (128 / UNEXP_STEPS)) << (c / UNEXP_STEPS);
+}
 
 static int unexp_class(size_t bytes)
 {
     size_t total = sizeof(cr_unexp) + bytes;
-    int c = 0;
-    while (c < UNEXP_CLASSES && ((size_t)128 << c) < total)
-        c++;
-    return c; /* UNEXP_CLASSES: too big to cache */
+    if (total <= 128)
+        return 0;
+    int octave = 63 - __builtin_clzll((unsigned long long)((total - 1) / 128)); /* 128 << o < total <= 256 << o */
+    size_t step = ((size_t)128 / UNEXP_STEPS) << octave;
+    int c = octave * UNEXP_STEPS + (int)((total - ((size_t)128 << octave) + step - 1) / step);
+    return CR_MIN(c, UNEXP_CLASSES); /* UNEXP_CLASSES: too big to cache */
 }
 
 static cr_unexp *unexp_alloc(size_t bytes)
@@ -113,19 +145,25 @@ static cr_unexp *unexp_alloc(size_t bytes)
         cr_unexp *u = unexp_cache[c].head;
         unexp_cache[c].head = u->next;
         unexp_cache[c].n--;
+        unexp_cached_bytes -= class_bytes(c);
         return u;
     }
-    return malloc(c < UNEXP_CLASSES ? (size_t)128 << c : sizeof(cr_unexp) + bytes);
+    return malloc(c < UNEXP_CLASSES ? class_bytes(c) : sizeof(cr_unexp) + bytes);
+}
+
+static inline bool carries_data(uint8_t type)
+{
+    return type == P_EAGER || type == P_LONG;
 }
 
 void cr_pt2pt_unexp_free(cr_unexp *u)
 {
-    int c = unexp_class(u->type == P_EAGER || u->type == P_LONG ? u->bytes : 0);
-    if (c < UNEXP_CLASSES && unexp_cache[c].n < UNEXP_KEEP &&
-        (size_t)(unexp_cache[c].n + 1) * ((size_t)128 << c) <= UNEXP_KEEP_BYTES) {
+    int c = unexp_class(carries_data(u->type) ? u->bytes : 0);
+    if (c < UNEXP_CLASSES && unexp_cache[c].n < UNEXP_KEEP && unexp_cached_bytes + class_bytes(c) <= UNEXP_KEEP_BYTES) {
         u->next = unexp_cache[c].head;
         unexp_cache[c].head = u;
         unexp_cache[c].n++;
+        unexp_cached_bytes += class_bytes(c);
         return;
     }
     free(u);
@@ -152,6 +190,68 @@ static void unexp_remove(match_ctx *m, cr_unexp *u)
         u->next->prev = u->prev;
     else
         m->unexp_tail = u->prev;
+}
+
+/* ----------------------------------------------------------------- credits */
+
+/* What an eager or long-eager message of `bytes` counts against the budget: its data and a
+ * small charge for the record that holds it (so empty messages are bounded too). */
+#define CREDIT_PER_MESSAGE 64
+static inline uint64_t charge_of(uint64_t bytes)
+{
+    return bytes + CREDIT_PER_MESSAGE;
+}
+
+static struct {
+    uint64_t *used;      /* per world rank: bytes sent eagerly there and not given back */
+    uint64_t *taken;     /* per world rank: bytes of its messages our receives took, to give back */
+    int returns_waiting; /* ranks whose CREDIT frame found no room */
+} CR;
+
+/* Counts an eager send of `bytes` to `dst` against its budget; false when over it (the caller
+ * uses rendezvous). */
+static inline bool credit_take(int dst, uint64_t bytes)
+{
+    uint64_t c = charge_of(bytes);
+    if (CR_UNLIKELY(CR.used[dst] + c > (uint64_t)unexp_budget))
+        return false;
+    CR.used[dst] += c;
+    return true;
+}
+
+static inline void credit_refund(int dst, uint64_t bytes)
+{
+    CR.used[dst] -= charge_of(bytes);
+}
+
+static bool credit_send(int src)
+{
+    cr_penv env = {.type = P_CREDIT, .a = CR.taken[src]};
+    if (!cr_xport_send(src, (cr_xenv *)&env, NULL, 0, NULL, 0))
+        return false;
+    CR.taken[src] = 0;
+    return true;
+}
+
+/* A receive here took (or a drop discarded) an eagerly sent message of `bytes` from world rank
+ * `src`: its memory is free again. Given back in batches of a quarter of the budget, and by a
+ * frame of its own straight to the transport (out of turn, which does not matter for credits;
+ * a full ring leaves it for the progress hook), so credits never wait in a send queue. */
+static void credit_give(int src, uint64_t bytes)
+{
+    uint64_t before = CR.taken[src];
+    CR.taken[src] += charge_of(bytes);
+    if (CR.taken[src] >= (uint64_t)unexp_budget / 4 && before < (uint64_t)unexp_budget / 4 && !credit_send(src))
+        CR.returns_waiting++;
+}
+
+static int credit_progress(void)
+{
+    int sent = 0;
+    for (int r = 0; r < cr_rt.size && CR.returns_waiting; r++)
+        if (CR.taken[r] >= (uint64_t)unexp_budget / 4 && credit_send(r))
+            CR.returns_waiting--, sent++;
+    return sent;
 }
 
 /* ----------------------------------------------------------------- sending frames */
@@ -217,8 +317,8 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
         cr_penv e = *env;
         if (e.type == P_DATA)
             e.a = r->offset;
-        else
-            e.b = r->offset;
+        else if (r->offset) /* the pieces after the first name their message by its request */
+            e = (cr_penv){.type = P_LONG_DATA, .a = (uintptr_t)r, .b = r->offset};
         const char *src = r->tmp ? (const char *)r->tmp : (const char *)r->buf + r->dt->true_lb;
         if (!cr_xport_send(dst, (cr_xenv *)&e, src + r->offset, chunk, NULL, 0))
             return false;
@@ -260,9 +360,9 @@ static void send_frame(int dst, cr_penv *env, cr_request *req, uint64_t addr)
 /* Progress hook: drains the pending frames of every destination, in order. */
 static int oq_progress(void)
 {
+    int sent = CR_UNLIKELY(CR.returns_waiting) ? credit_progress() : 0;
     if (!OQ.busy)
-        return 0;
-    int sent = 0;
+        return sent;
     for (int dst = 0; dst < cr_rt.size; dst++) {
         outq_item *it;
         while ((it = OQ.head[dst]) != NULL) {
@@ -397,14 +497,48 @@ static void stream_receive(cr_request *r, const cr_xframe *f, uint64_t off)
         recv_done(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes, cap);
 }
 
-/* Long eager messages being received, by world source: the receive taking their frames, or the
- * unexpected message collecting them. One per source at most, since a sender sends the frames
- * of a long message back to back. */
+/* Long eager messages whose first frame has come and whose other frames are still coming, per
+ * world source: each is named by its sender's request, and its frames go to the receive that
+ * took it, into the unexpected message collecting them, or nowhere (a dropped message). Usually
+ * none or one per source; any number may be in flight. */
 typedef struct long_in {
-    cr_request *req;
-    cr_unexp *unexp;
+    struct long_in *next;
+    uint64_t sreq;
+    cr_request *req;  /* the receive taking it, */
+    cr_unexp *unexp;  /* or the unexpected message holding it; neither: dropped */
+    uint64_t bytes, arrived;
 } long_in;
-static long_in *longs;
+static long_in **longs;
+
+static void long_track(int world_src, uint64_t sreq, uint64_t bytes, uint64_t arrived, cr_request *r, cr_unexp *u)
+{
+    long_in *l = malloc(sizeof *l);
+    if (!l) {
+        fprintf(stderr, "Courier: out of memory receiving a message\n");
+        abort();
+    }
+    *l = (long_in){longs[world_src], sreq, r, u, bytes, arrived};
+    longs[world_src] = l;
+}
+
+static long_in *long_find(int world_src, uint64_t sreq)
+{
+    for (long_in *l = longs[world_src]; l; l = l->next)
+        if (l->sreq == sreq)
+            return l;
+    return NULL;
+}
+
+static void long_untrack(int world_src, long_in *gone)
+{
+    for (long_in **l = &longs[world_src]; *l; l = &(*l)->next) {
+        if (*l == gone) {
+            *l = gone->next;
+            free(gone);
+            return;
+        }
+    }
+}
 
 /* A receive takes a long message whose first `f->len` bytes are in `f`. */
 static void long_receive(cr_request *r, const cr_xframe *f, int src, int tag, uint64_t bytes)
@@ -414,26 +548,36 @@ static void long_receive(cr_request *r, const cr_xframe *f, int src, int tag, ui
     r->bytes = bytes;
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
-    if (f->len < bytes)
-        longs[f->src] = (long_in){r, NULL};
     stream_receive(r, f, 0);
 }
 
 /* A frame of a long message after its first. */
-static void on_long_rest(const cr_xframe *f, uint64_t off)
+static void on_long_rest(const cr_xframe *f, uint64_t sreq, uint64_t off)
 {
-    long_in *l = &longs[f->src];
-    if (l->req) {
-        cr_request *r = l->req;
-        if (off + f->len == r->bytes)
-            l->req = NULL;
-        stream_receive(r, f, off);
-    } else {
-        cr_unexp *u = l->unexp;
-        cr_xframe_copy(f, u->data + off, 0, f->len);
-        u->arrived += f->len;
-        if (u->arrived == u->bytes)
-            l->unexp = NULL;
+    long_in *l = long_find(f->src, sreq);
+    if (CR_UNLIKELY(!l)) {
+        fprintf(stderr, "Courier: world rank %d sent a piece of a message that is not arriving here\n", f->src);
+        abort();
+    }
+    l->arrived += f->len;
+    if (l->req)
+        stream_receive(l->req, f, off);
+    else if (l->unexp) {
+        cr_xframe_copy(f, l->unexp->data + off, 0, f->len);
+        l->unexp->arrived = l->arrived;
+    }
+    if (l->arrived == l->bytes)
+        long_untrack(f->src, l);
+}
+
+/* The long message held by `u` is no longer collected there: its frames still to come go to
+ * `r` (or nowhere, when NULL). */
+static void long_redirect(const cr_unexp *u, cr_request *r)
+{
+    long_in *l = u->arrived < u->bytes ? long_find(u->world_src, u->sreq) : NULL;
+    if (l) {
+        l->unexp = NULL;
+        l->req = r;
     }
 }
 
@@ -443,16 +587,30 @@ static void receive_unexp(cr_request *r, cr_unexp *u)
     if (u->type == P_LONG) {
         /* The rest of it, if still arriving, now goes straight to the receive. */
         cr_xframe f = {.src = u->world_src, .len = u->arrived, .p1 = u->data, .n1 = u->arrived};
-        if (u->arrived < u->bytes)
-            longs[u->world_src].unexp = NULL;
+        long_redirect(u, r);
+        credit_give(u->world_src, u->bytes);
         long_receive(r, &f, u->src, u->tag, u->bytes);
     } else if (u->type == P_EAGER) {
         cr_xframe f = {.src = u->world_src, .len = u->bytes, .p1 = u->data, .n1 = u->bytes};
+        credit_give(u->world_src, u->bytes);
         eager_receive(r, &f, u->src, u->tag, u->bytes, u->flags, u->sreq);
     } else {
         rndv_receive(r, u->world_src, u->src, u->tag, u->bytes, u->sreq, u->addr);
     }
     cr_pt2pt_unexp_free(u);
+}
+
+/* Discards a message of a closed context, answering where its sender waits for an answer
+ * (a synchronous send for its ACK, a rendezvous for its FIN), so that a program that freed a
+ * communicator with messages unreceived loses them but nothing else. */
+static void drop_message(int world_src, uint8_t type, uint8_t flags, uint64_t bytes, uint64_t sreq)
+{
+    if (carries_data(type))
+        credit_give(world_src, bytes);
+    if (type == P_EAGER && (flags & PF_SYNC))
+        control(world_src, P_ACK, 0, sreq);
+    else if (type == P_RTS)
+        control(world_src, P_FIN, 0, sreq);
 }
 
 static void on_match_frame(const cr_xframe *f, const cr_penv *env)
@@ -462,13 +620,23 @@ static void on_match_frame(const cr_xframe *f, const cr_penv *env)
         fprintf(stderr, "Courier: out of memory matching a message\n");
         abort();
     }
+    if (CR_UNLIKELY(ctx_stale(m, env->ctx))) {
+        if (env->type == P_LONG && f->len < env->a)
+            long_track(f->src, env->b, env->a, f->len, NULL, NULL);
+        drop_message(f->src, env->type, env->flags, env->a, env->b);
+        return;
+    }
     for (cr_request *r = m->posted_head; r; r = r->next) {
-        if (!matches(r->peer, r->tag, env->src, env->tag))
+        if (r->ctx != env->ctx || !matches(r->peer, r->tag, env->src, env->tag))
             continue;
         posted_remove(m, r);
         if (env->type == P_EAGER) {
+            credit_give(f->src, env->a);
             eager_receive(r, f, env->src, env->tag, env->a, env->flags, env->b);
         } else if (env->type == P_LONG) {
+            if (f->len < env->a)
+                long_track(f->src, env->b, env->a, f->len, r, NULL);
+            credit_give(f->src, env->a);
             long_receive(r, f, env->src, env->tag, env->a);
         } else {
             uint64_t addr;
@@ -484,18 +652,44 @@ static void on_match_frame(const cr_xframe *f, const cr_penv *env)
         fprintf(stderr, "Courier: out of memory storing an unexpected message of %zu bytes\n", keep);
         abort();
     }
-    *u = (cr_unexp){.src = env->src, .tag = env->tag, .world_src = f->src, .type = env->type,
+    *u = (cr_unexp){.ctx = env->ctx, .src = env->src, .tag = env->tag, .world_src = f->src, .type = env->type,
                     .flags = env->flags, .bytes = env->a, .sreq = env->b};
-    if (env->type == P_EAGER || env->type == P_LONG)
+    if (carries_data(env->type))
         cr_xframe_copy(f, u->data, 0, f->len);
     if (env->type == P_LONG) {
         u->arrived = f->len;
         if (f->len < env->a)
-            longs[f->src] = (long_in){NULL, u};
+            long_track(f->src, env->b, env->a, f->len, NULL, u);
     }
     if (env->type == P_RTS)
         cr_xframe_copy(f, &u->addr, 0, sizeof u->addr);
     unexp_append(m, u);
+}
+
+/* Takes an unexpected message out of its queue and drops it (see drop_message). */
+static void unexp_drop(match_ctx *m, cr_unexp *u)
+{
+    unexp_remove(m, u);
+    if (u->type == P_LONG)
+        long_redirect(u, NULL);
+    drop_message(u->world_src, u->type, u->flags, u->bytes, u->sreq);
+    cr_pt2pt_unexp_free(u);
+}
+
+void cr_pt2pt_ctx_close(uint32_t ctx)
+{
+    for (uint32_t c = ctx; c <= ctx + 1; c++) {
+        match_ctx *m = ctx_get(c);
+        if (!m)
+            continue;
+        m->has_closed = true;
+        m->closed_epoch = CR_CTX_EPOCH(c);
+        for (cr_unexp *u = m->unexp_head, *next; u; u = next) {
+            next = u->next;
+            if (ctx_stale(m, u->ctx))
+                unexp_drop(m, u);
+        }
+    }
 }
 
 static void on_cancel(const cr_xframe *f, const cr_penv *env)
@@ -503,8 +697,13 @@ static void on_cancel(const cr_xframe *f, const cr_penv *env)
     match_ctx *m = ctx_get(env->ctx);
     uint64_t done = 0;
     for (cr_unexp *u = m ? m->unexp_head : NULL; u; u = u->next) {
-        if (u->world_src == f->src && u->sreq == env->b && env->b) {
+        /* Only a rendezvous or synchronous message can be cancelled on the wire (a long eager
+         * message names its request too, which a finished one may share with this one). */
+        bool cancellable = u->type == P_RTS || (u->type == P_EAGER && (u->flags & PF_SYNC));
+        if (cancellable && u->world_src == f->src && u->sreq == env->b && u->ctx == env->ctx) {
             unexp_remove(m, u);
+            if (carries_data(u->type))
+                credit_give(u->world_src, u->bytes);
             cr_pt2pt_unexp_free(u);
             done = 1;
             break;
@@ -519,13 +718,14 @@ static void on_frame(const cr_xframe *f)
     switch (env->type) {
     case P_EAGER:
     case P_RTS:
+    case P_LONG:
         on_match_frame(f, env);
         break;
-    case P_LONG:
-        if (env->b == 0)
-            on_match_frame(f, env);
-        else
-            on_long_rest(f, env->b);
+    case P_LONG_DATA:
+        on_long_rest(f, env->a, env->b);
+        break;
+    case P_CREDIT:
+        CR.used[f->src] -= env->a;
         break;
     case P_FIN:
     case P_ACK:
@@ -605,28 +805,35 @@ int cr_pt2pt_send_start(cr_request *r)
     /* The request's address goes on the wire only when it stays valid until the peer answers
      * (synchronous eager, rendezvous): a cancel request names a message by it. */
     cr_penv env = {.ctx = r->ctx, .src = c->rank, .tag = r->tag, .a = r->bytes, .b = (uintptr_t)r};
-    if (r->bytes <= eager_limit(dst)) {
+    bool eager = r->bytes <= eager_limit(dst), long_eager = !eager && r->bytes <= (uint64_t)long_max && r->mode != CR_MODE_SYNC;
+    if ((eager || long_eager) && !credit_take(dst, r->bytes))
+        eager = long_eager = false; /* the receiver holds enough of our early messages: rendezvous */
+    if (eager) {
         env.type = P_EAGER;
         env.flags = r->mode == CR_MODE_SYNC ? PF_SYNC : 0;
         if (r->mode != CR_MODE_SYNC)
             env.b = 0;
         r->proto = P_EAGER;
         int rc = !contig && r->bytes ? pack_send_buffer(r) : MPI_SUCCESS;
-        if (rc != MPI_SUCCESS)
+        if (rc != MPI_SUCCESS) {
+            credit_refund(dst, r->bytes);
             return rc;
+        }
         send_frame(dst, &env, r, 0);
         return MPI_SUCCESS;
     }
-    if (r->bytes <= (uint64_t)long_max && r->mode != CR_MODE_SYNC) {
+    if (long_eager) {
         /* Long eager: the frames go one after the other, from the user's buffer when it is
-         * contiguous; the send completes when the last one is on its way. */
+         * contiguous; the send completes when the last one is on its way. The first names
+         * the message by the request (b), like the others (a). */
         env.type = P_LONG;
-        env.b = 0;
         r->proto = P_LONG;
         r->offset = 0;
         int rc = !contig ? pack_send_buffer(r) : MPI_SUCCESS;
-        if (rc != MPI_SUCCESS)
+        if (rc != MPI_SUCCESS) {
+            credit_refund(dst, r->bytes);
             return rc;
+        }
         send_frame(dst, &env, r, 0);
         return MPI_SUCCESS;
     }
@@ -660,7 +867,7 @@ int cr_pt2pt_recv_post(cr_request *r)
     if (!m)
         return cr_err(MPI_ERR_NO_MEM, "out of memory posting a receive");
     for (cr_unexp *u = m->unexp_head; u; u = u->next) {
-        if (matches(r->peer, r->tag, u->src, u->tag)) {
+        if (u->ctx == r->ctx && matches(r->peer, r->tag, u->src, u->tag)) {
             unexp_remove(m, u);
             receive_unexp(r, u);
             return MPI_SUCCESS;
@@ -681,9 +888,9 @@ void cr_pt2pt_recv_message(cr_request *r, cr_unexp *u)
 cr_unexp *cr_pt2pt_probe(cr_comm *comm, uint32_t ctx, int source, int tag, bool take)
 {
     (void)comm;
-    match_ctx *m = ctx < nctxs ? ctxs[ctx] : NULL;
+    match_ctx *m = ctx_find(ctx);
     for (cr_unexp *u = m ? m->unexp_head : NULL; u; u = u->next) {
-        if (matches(source, tag, u->src, u->tag)) {
+        if (u->ctx == ctx && matches(source, tag, u->src, u->tag)) {
             if (take)
                 unexp_remove(m, u);
             return u;
@@ -702,7 +909,7 @@ int cr_pt2pt_cancel(cr_request *r)
     if (r->done)
         return MPI_SUCCESS;
     if (r->kind == CR_REQ_RECV) {
-        match_ctx *m = r->ctx < nctxs ? ctxs[r->ctx] : NULL;
+        match_ctx *m = ctx_find(r->ctx);
         for (cr_request *p = m ? m->posted_head : NULL; p; p = p->next) {
             if (p == r) {
                 posted_remove(m, r);
@@ -728,6 +935,8 @@ int cr_pt2pt_cancel(cr_request *r)
             }
             if (!OQ.head[dst])
                 OQ.busy--;
+            if (t != P_RTS)
+                credit_refund(dst, r->bytes);
             free(gone);
             r->status.MPI_internal[2] = 1;
             send_done(r);
@@ -755,10 +964,11 @@ int cr_pt2pt_send(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int 
     int dst = cr_comm_world_rank(comm, dest);
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     if (CR_LIKELY(mode != CR_MODE_SYNC && cr_dtype_is_contig(dt) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
-                  bytes <= cr_xport_max_frame(dst))) {
+                  bytes <= cr_xport_max_frame(dst) && credit_take(dst, bytes))) {
         cr_penv env = {.ctx = ctx, .src = comm->rank, .tag = tag, .type = P_EAGER, .a = bytes};
         if (cr_xport_send(dst, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
             return MPI_SUCCESS;
+        credit_refund(dst, bytes); /* send_start below counts it again */
     }
     cr_request r = {0};
     cr_pt2pt_prepare(&r, CR_REQ_SEND, buf, count, dt, dest, tag, comm, ctx, mode);
@@ -797,7 +1007,9 @@ int cr_pt2pt_init(void)
     OQ.head = calloc((size_t)cr_rt.size, sizeof *OQ.head);
     OQ.tail = calloc((size_t)cr_rt.size, sizeof *OQ.tail);
     longs = calloc((size_t)cr_rt.size, sizeof *longs);
-    if (!OQ.head || !OQ.tail || !longs)
+    CR.used = calloc((size_t)cr_rt.size, sizeof *CR.used);
+    CR.taken = calloc((size_t)cr_rt.size, sizeof *CR.taken);
+    if (!OQ.head || !OQ.tail || !longs || !CR.used || !CR.taken)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %d send queues", cr_rt.size);
     cr_xport_set_handler(on_frame);
     cr_progress_add_hook(oq_progress);
@@ -839,6 +1051,14 @@ void cr_pt2pt_finalize(void)
     free(OQ.head);
     free(OQ.tail);
     OQ.head = OQ.tail = NULL;
+    for (int r = 0; r < cr_rt.size; r++)
+        while (longs[r])
+            long_untrack(r, longs[r]);
     free(longs);
     longs = NULL;
+    free(CR.used);
+    free(CR.taken);
+    CR.used = CR.taken = NULL;
+    CR.returns_waiting = 0;
+    unexp_cached_bytes = 0;
 }

@@ -11,9 +11,19 @@
  *               Where that is impossible, the receiver sends CTS instead and the sender
  *               streams the data in DATA frames.
  *   long eager  messages a few frames long go without a handshake: LONG {ctx, src, tag,
- *               a = bytes, b = offset} frames, one after the other from their sender; the first
- *               is matched like an eager message, the others follow it into the same buffer.
+ *               a = bytes, b = sender request} is matched like an eager message and brings the
+ *               first piece, LONG_DATA {a = sender request, b = offset} frames bring the rest
+ *               into the same buffer (the receiver finds the message by its sender and
+ *               request, so any number may be in flight, interleaved).
  *   cancel      CANCEL asks the receiver to drop an unmatched message; CANCEL_RESP answers.
+ *   credit      eager and long-eager data may arrive before its receive is posted, so each
+ *               sender may have at most COURIER_UNEXPECTED_BUDGET bytes (plus a small charge
+ *               per message) sent eagerly to one receiver and not yet taken by a receive there;
+ *               past that it sends by rendezvous, which costs the receiver a small record, not
+ *               the data. The receiver gives the bytes back in CREDIT {a = bytes} frames as
+ *               receives take them, a quarter of the budget at a time.
+ * Context ids carry an epoch (comm.h): a frame for a context that was closed here (its
+ * communicator freed) is dropped, answered as if received where its sender waits for an answer. 
  * Frames between two processes arrive in order, which gives MPI's non-overtaking rule. */
 #ifndef CR_PT2PT_H
 #define CR_PT2PT_H
@@ -22,7 +32,7 @@
 #include "core/request.h"
 #include "dt/dtype.h"
 
-enum { P_EAGER = 1, P_RTS, P_FIN, P_ACK, P_CTS, P_DATA, P_CANCEL, P_CANCEL_RESP, P_LONG };
+enum { P_EAGER = 1, P_RTS, P_FIN, P_ACK, P_CTS, P_DATA, P_CANCEL, P_CANCEL_RESP, P_LONG, P_LONG_DATA, P_CREDIT };
 enum { PF_SYNC = 1 };
 
 typedef struct cr_penv {
@@ -41,6 +51,7 @@ typedef struct cr_penv {
 /* A message that arrived before its receive was posted. */
 typedef struct cr_unexp {
     struct cr_unexp *next, *prev;
+    uint32_t ctx;  /* with its epoch */
     int src, tag, world_src;
     uint8_t type, flags;
     uint64_t bytes;
@@ -80,6 +91,10 @@ int cr_pt2pt_recv(void *buf, MPI_Count count, cr_dtype *dt, int source, int tag,
  * collectives). */
 void cr_pt2pt_prepare(cr_request *r, int kind, const void *buf, MPI_Count count, cr_dtype *dt, int peer, int tag,
                       cr_comm *comm, uint32_t ctx, int mode);
+
+/* A communicator with context `ctx` (and ctx + 1) was freed: drops what arrived for it and
+ * whatever still arrives for it or an older epoch of its slot. */
+void cr_pt2pt_ctx_close(uint32_t ctx);
 
 /* Buffered sends (bsend.c). */
 int cr_bsend_start(cr_request *r);
