@@ -1,10 +1,13 @@
 /* mandelbrot.c: renders the Mandelbrot set. Rows are dealt to processes in turn (so each gets
  * some of the expensive middle rows); each row goes to rank 0 tagged with its number, and rank
- * 0 assembles the picture: mandelbrot.pgm, plus a small text preview.
+ * 0 assembles the picture: mandelbrot.pgm, plus a text preview of 16 lines of 64 characters.
  *   mpiexec -n 4 ./mandelbrot [width height] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#define PREVIEW_ROWS 16
+#define PREVIEW_COLS 64
 
 static unsigned char escape(double cr, double ci, int max_iter)
 {
@@ -26,6 +29,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int w = argc > 2 ? atoi(argv[1]) : 800, h = argc > 2 ? atoi(argv[2]) : 600, max_iter = 500;
+    if (w < 1 || h < 1) {
+        if (rank == 0)
+            fprintf(stderr, "usage: mandelbrot [width height], both at least 1\n");
+        MPI_Finalize();
+        return 1;
+    }
     unsigned char *row = malloc((size_t)w);
     double t0 = MPI_Wtime();
     if (rank != 0) {
@@ -56,9 +65,17 @@ int main(int argc, char **argv)
             fwrite(image, 1, (size_t)w * h, f);
             fclose(f);
         }
-        for (int y = 0; y < h; y += h / 16)
-            for (int x = 0; x <= w; x += w / 64)
-                putchar(x == w ? '\n' : " .:-=+*#%@"[image[(size_t)y * w + x] * 9 / 255]);
+        /* The preview: PREVIEW_ROWS lines of PREVIEW_COLS characters (fewer for a smaller
+         * image), each character the pixel at the top left of its cell. */
+        int rows = h < PREVIEW_ROWS ? h : PREVIEW_ROWS, cols = w < PREVIEW_COLS ? w : PREVIEW_COLS;
+        for (int py = 0; py < rows; py++) {
+            int y = (int)((long long)py * h / rows);
+            for (int px = 0; px < cols; px++) {
+                int x = (int)((long long)px * w / cols);
+                putchar(" .:-=+*#%@"[image[(size_t)y * w + x] * 9 / 255]);
+            }
+            putchar('\n');
+        }
         printf("%dx%d image (checksum %lu) on %d processes in %.3f s: mandelbrot.pgm\n", w, h, sum, size,
                MPI_Wtime() - t0);
         free(image);

@@ -1,5 +1,7 @@
-/* op.c: the predefined reduction operations on the types MPI defines them for, user-defined
- * operations, and MPI_Op_create/free/commutative and MPI_Reduce_local. */
+/* op.c: the predefined reduction operations on every predefined type that the standard, MPICH
+ * or Open MPI reduces with them (one table, `accept`, says which), user-defined operations,
+ * and MPI_Op_create/free/commutative and MPI_Reduce_local. doc/reductions.md has the table
+ * for users, and why each extension is there. */
 #include "op.h"
 
 #include "core/error.h"
@@ -7,6 +9,7 @@
 
 #include <complex.h>
 #include <limits.h>
+#include <stdio.h>
 
 enum { O_SUM, O_MIN, O_MAX, O_PROD, O_BAND, O_BOR, O_BXOR, O_LAND, O_LOR, O_LXOR, O_MINLOC, O_MAXLOC, O_REPLACE,
        O_NO_OP, O_COUNT };
@@ -46,14 +49,63 @@ ARITH(float, f)
 ARITH(double, d)
 ARITH(long double, ld)
 LOGIC(_Bool, bool)
-LOGIC(int32_t, l4)
-BITS(uint8_t, byte)
 static void sum_cf(const void *in_, void *io_, MPI_Count n) LOOP(float _Complex, a[i] + b[i])
 static void prod_cf(const void *in_, void *io_, MPI_Count n) LOOP(float _Complex, a[i] * b[i])
 static void sum_cd(const void *in_, void *io_, MPI_Count n) LOOP(double _Complex, a[i] + b[i])
 static void prod_cd(const void *in_, void *io_, MPI_Count n) LOOP(double _Complex, a[i] * b[i])
 static void sum_cld(const void *in_, void *io_, MPI_Count n) LOOP(long double _Complex, a[i] + b[i])
 static void prod_cld(const void *in_, void *io_, MPI_Count n) LOOP(long double _Complex, a[i] * b[i])
+
+/* The optional Fortran types, where the compiler has their C types. C has no complex type of
+ * _Float16 or __float128, so their complex numbers are (re, im) pairs. */
+#define COMPLEX_PAIR(R, tag)                                                                       \
+    typedef struct {                                                                               \
+        R re, im;                                                                                  \
+    } cpx_##tag;                                                                                   \
+    static void sum_##tag(const void *in_, void *io_, MPI_Count n)                                 \
+    {                                                                                              \
+        const cpx_##tag *a = in_;                                                                  \
+        cpx_##tag *b = io_;                                                                        \
+        for (MPI_Count i = 0; i < n; i++) {                                                        \
+            b[i].re = a[i].re + b[i].re;                                                           \
+            b[i].im = a[i].im + b[i].im;                                                           \
+        }                                                                                          \
+    }                                                                                              \
+    static void prod_##tag(const void *in_, void *io_, MPI_Count n)                                \
+    {                                                                                              \
+        const cpx_##tag *a = in_;                                                                  \
+        cpx_##tag *b = io_;                                                                        \
+        for (MPI_Count i = 0; i < n; i++) {                                                        \
+            R re = a[i].re * b[i].re - a[i].im * b[i].im;                                          \
+            R im = a[i].re * b[i].im + a[i].im * b[i].re;                                          \
+            b[i].re = re;                                                                          \
+            b[i].im = im;                                                                          \
+        }                                                                                          \
+    }
+#ifdef CR_HAVE_INT128
+INTEGER(__int128, i128)
+#define ROW_I128 INT_ROW(i128)
+#else
+#define ROW_I128 {0}
+#endif
+#ifdef CR_HAVE_FLOAT16
+ARITH(_Float16, f16)
+COMPLEX_PAIR(_Float16, cf16)
+#define ROW_F16 FLOAT_ROW(f16)
+#define ROW_CF16 COMPLEX_ROW(cf16)
+#else
+#define ROW_F16 {0}
+#define ROW_CF16 {0}
+#endif
+#ifdef CR_HAVE_FLOAT128
+ARITH(__float128, f128)
+COMPLEX_PAIR(__float128, cf128)
+#define ROW_F128 FLOAT_ROW(f128)
+#define ROW_CF128 COMPLEX_ROW(cf128)
+#else
+#define ROW_F128 {0}
+#define ROW_CF128 {0}
+#endif
 
 /* MINLOC/MAXLOC on (value, index) pairs: the extreme value, and the lowest index among equals. */
 #define LOC(V, I, tag)                                                                             \
@@ -95,7 +147,8 @@ LOC(double, double, dd)
 #define LOGIC_ROW(tag) {[O_LAND] = land_##tag, [O_LOR] = lor_##tag, [O_LXOR] = lxor_##tag}
 #define LOC_ROW(tag) {[O_MINLOC] = minloc_##tag, [O_MAXLOC] = maxloc_##tag}
 
-/* fns[basic][op]: NULL where MPI does not define the operation for the type. */
+/* fns[basic][op]: the loop for the operation on data of that C representation. Which types
+ * may use it is the business of `accept` below, not of this table. */
 static cr_op_fn *const fns[CR_BASIC_COUNT][O_COUNT] = {
     [CR_BASIC_INT8] = INT_ROW(i8),
     [CR_BASIC_UINT8] = INT_ROW(u8),
@@ -105,15 +158,18 @@ static cr_op_fn *const fns[CR_BASIC_COUNT][O_COUNT] = {
     [CR_BASIC_UINT32] = INT_ROW(u32),
     [CR_BASIC_INT64] = INT_ROW(i64),
     [CR_BASIC_UINT64] = INT_ROW(u64),
+    [CR_BASIC_INT128] = ROW_I128,
+    [CR_BASIC_FLOAT16] = ROW_F16,
     [CR_BASIC_FLOAT] = FLOAT_ROW(f),
     [CR_BASIC_DOUBLE] = FLOAT_ROW(d),
     [CR_BASIC_LONG_DOUBLE] = FLOAT_ROW(ld),
+    [CR_BASIC_FLOAT128] = ROW_F128,
+    [CR_BASIC_COMPLEX_FLOAT16] = ROW_CF16,
     [CR_BASIC_COMPLEX_FLOAT] = COMPLEX_ROW(cf),
     [CR_BASIC_COMPLEX_DOUBLE] = COMPLEX_ROW(cd),
     [CR_BASIC_COMPLEX_LONG_DOUBLE] = COMPLEX_ROW(cld),
+    [CR_BASIC_COMPLEX_FLOAT128] = ROW_CF128,
     [CR_BASIC_BOOL] = LOGIC_ROW(bool),
-    [CR_BASIC_LOGICAL4] = LOGIC_ROW(l4),
-    [CR_BASIC_BYTE] = {[O_BAND] = band_byte, [O_BOR] = bor_byte, [O_BXOR] = bxor_byte},
     [CR_BASIC_FLOAT_INT] = LOC_ROW(fi),
     [CR_BASIC_DOUBLE_INT] = LOC_ROW(di),
     [CR_BASIC_LONG_INT] = LOC_ROW(li),
@@ -124,21 +180,41 @@ static cr_op_fn *const fns[CR_BASIC_COUNT][O_COUNT] = {
     [CR_BASIC_2DOUBLE] = LOC_ROW(dd),
 };
 
-/* Which type families each operation applies to (MPI-4.1 6.9.2). */
-#define CAT(c) (1u << CR_CAT_##c)
-static const unsigned allowed[O_COUNT] = {
-    [O_MIN] = CAT(C_INT) | CAT(F_INT) | CAT(FLOAT) | CAT(MULTI),
-    [O_MAX] = CAT(C_INT) | CAT(F_INT) | CAT(FLOAT) | CAT(MULTI),
-    [O_SUM] = CAT(C_INT) | CAT(F_INT) | CAT(FLOAT) | CAT(COMPLEX) | CAT(MULTI),
-    [O_PROD] = CAT(C_INT) | CAT(F_INT) | CAT(FLOAT) | CAT(COMPLEX) | CAT(MULTI),
-    [O_LAND] = CAT(C_INT) | CAT(LOGICAL),
-    [O_LOR] = CAT(C_INT) | CAT(LOGICAL),
-    [O_LXOR] = CAT(C_INT) | CAT(LOGICAL),
-    [O_BAND] = CAT(C_INT) | CAT(F_INT) | CAT(BYTE) | CAT(MULTI),
-    [O_BOR] = CAT(C_INT) | CAT(F_INT) | CAT(BYTE) | CAT(MULTI),
-    [O_BXOR] = CAT(C_INT) | CAT(F_INT) | CAT(BYTE) | CAT(MULTI),
-    [O_MINLOC] = CAT(PAIR),
-    [O_MAXLOC] = CAT(PAIR),
+/* THE table: which predefined operation applies to which family of predefined types, and on
+ * whose authority. S: the standard (MPI-4.1 section 6.9.2, the fixed-size LOGICALs of MPI 5.0
+ * with the logical types); M: an extension because MPICH accepts it; O: because Open MPI does;
+ * B: both do. An empty cell is MPI_ERR_OP. MPI_REPLACE and MPI_NO_OP are for one-sided
+ * accumulates only and have no cell. */
+enum { NO = 0, S, M, O, B };
+static const uint8_t accept[CR_CAT_COUNT][O_COUNT] = {
+    /*                      SUM  MIN  MAX  PROD BAND BOR  BXOR LAND LOR  LXOR MINLOC MAXLOC */
+    [CR_CAT_C_INT] =        {S,  S,   S,   S,   S,   S,   S,   S,   S,   S},
+    [CR_CAT_F_INT] =        {S,  S,   S,   S,   S,   S,   S,   M,   M,   M},
+    [CR_CAT_MULTI] =        {S,  S,   S,   S,   S,   S,   S,   B,   B,   B},
+    [CR_CAT_FLOAT] =        {S,  S,   S,   S},
+    [CR_CAT_COMPLEX] =      {S,  NO,  NO,  S},
+    [CR_CAT_LOGICAL] =      {NO, NO,  NO,  NO,  NO,  NO,  NO,  S,   S,   S},
+    [CR_CAT_LOGICAL_SIZED] = {O, O,   O,   O,   O,   O,   O,   S,   S,   S},
+    [CR_CAT_BYTE] =         {O,  O,   O,   O,   S,   S,   S,   O,   O,   O},
+    [CR_CAT_CHAR] =         {B,  B,   B,   B,   B,   B,   B,   B,   B,   B},
+    [CR_CAT_F_CHAR] =       {B,  B,   B,   B,   B,   B,   B,   B,   B,   B},
+    [CR_CAT_PAIR] =         {[O_MINLOC] = S, [O_MAXLOC] = S},
+};
+
+/* How an error message describes a family. */
+static const char *const family_words[CR_CAT_COUNT] = {
+    [CR_CAT_NONE] = "a type no predefined operation applies to",
+    [CR_CAT_C_INT] = "a C integer type",
+    [CR_CAT_F_INT] = "a Fortran integer type",
+    [CR_CAT_MULTI] = "a multi-language integer type",
+    [CR_CAT_FLOAT] = "a floating-point type",
+    [CR_CAT_COMPLEX] = "a complex type",
+    [CR_CAT_LOGICAL] = "a logical type",
+    [CR_CAT_LOGICAL_SIZED] = "a logical type",
+    [CR_CAT_BYTE] = "uninterpreted bytes",
+    [CR_CAT_CHAR] = "a character type",
+    [CR_CAT_F_CHAR] = "a character type",
+    [CR_CAT_PAIR] = "a value-index pair type",
 };
 
 static struct predef_op {
@@ -156,6 +232,14 @@ static struct predef_op {
     {MPI_REPLACE, O_REPLACE, "MPI_REPLACE", {{0}}}, {MPI_NO_OP, O_NO_OP, "MPI_NO_OP", {{0}}},
 };
 
+static const char *predef_name(int index)
+{
+    for (size_t i = 0; i < CR_ARRAY_LEN(predefs); i++)
+        if (predefs[i].index == index)
+            return predefs[i].name;
+    return "?";
+}
+
 void cr_op_setup(void)
 {
     cr_pool_setup(CR_KIND_OP, sizeof(cr_op));
@@ -172,11 +256,32 @@ int cr_op_check(const cr_op *op, const cr_dtype *dt)
 {
     if (op->index < 0)
         return MPI_SUCCESS; /* user operations take any type */
+    const char *dname = dt->name ? dt->name : "a derived datatype";
     if (op->index == O_REPLACE || op->index == O_NO_OP)
-        return cr_err(MPI_ERR_OP, "%s is only for one-sided accumulate operations", op->name);
-    if ((allowed[op->index] & (1u << dt->category)) && dt->basic != CR_BASIC_NONE && fns[dt->basic][op->index])
-        return MPI_SUCCESS;
-    return cr_err(MPI_ERR_OP, "%s is not defined for datatype %s", op->name, dt->name ? dt->name : "(derived)");
+        return cr_err(MPI_ERR_OP, "%s is for one-sided accumulate operations (MPI_Accumulate and its family) only: "
+                      "no reduction applies it, to %s or any other datatype", op->name, dname);
+    if (!(dt->flags & CR_DT_PREDEFINED))
+        return cr_err(MPI_ERR_OP, "%s is not defined for a derived datatype: predefined operations reduce predefined "
+                      "datatypes only (a user-defined operation from MPI_Op_create can reduce any datatype)", op->name);
+    unsigned fam = dt->category < CR_CAT_COUNT ? dt->category : CR_CAT_NONE;
+    if (accept[fam][op->index] != NO) {
+        if (dt->basic != CR_BASIC_NONE && fns[dt->basic][op->index])
+            return MPI_SUCCESS;
+        return cr_err(MPI_ERR_OP, "%s on %s is not available in this build of Courier: the C compiler it was built "
+                      "with has no type for the data of %s", op->name, dname, dname);
+    }
+    /* Name the operations that do apply, so the message says what to do instead. */
+    char ok[256] = "";
+    size_t len = 0;
+    for (int o = 0; o < O_REPLACE; o++)
+        if (accept[fam][o] != NO && dt->basic != CR_BASIC_NONE && fns[dt->basic][o])
+            len += (size_t)snprintf(ok + len, len < sizeof ok ? sizeof ok - len : 0, "%s%s", len ? ", " : "",
+                                    predef_name(o));
+    if (!len)
+        return cr_err(MPI_ERR_OP, "%s is not defined for datatype %s: no predefined operation applies to %s (a "
+                      "user-defined operation from MPI_Op_create can reduce it)", op->name, dname, dname);
+    return cr_err(MPI_ERR_OP, "%s is not defined for datatype %s (%s); the predefined operations on %s are %s",
+                  op->name, dname, family_words[fam], dname, ok);
 }
 
 void cr_op_apply(const cr_op *op, const void *in, void *inout, MPI_Count count, cr_dtype *dt)

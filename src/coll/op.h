@@ -1,5 +1,6 @@
-/* op.h: reduction operations: the predefined ones on every type the standard allows them on,
- * and user-defined ones (MPI_Op_create). An operation is applied as MPI defines it:
+/* op.h: reduction operations: the predefined ones on every type the standard allows them on
+ * and every type MPICH or Open MPI also reduces with them (doc/reductions.md), and
+ * user-defined ones (MPI_Op_create). An operation is applied as MPI defines it:
  * inout[i] = in[i] op inout[i], elementwise, for `count` elements of a datatype. */
 #ifndef CR_OP_H
 #define CR_OP_H
@@ -23,7 +24,8 @@ static inline cr_op *cr_op_get(MPI_Op h)
 }
 
 void cr_op_setup(void);
-/* Checks that `op` applies to `dt`; returns an error code naming both when it does not. */
+/* Checks that `op` applies to `dt`; returns an MPI_ERR_OP code naming both, and the operations
+ * that do apply to `dt`, when it does not. */
 int cr_op_check(const cr_op *op, const cr_dtype *dt);
 /* inout = in op inout, for `count` elements of `dt` laid out with dt's extent. */
 void cr_op_apply(const cr_op *op, const void *in, void *inout, MPI_Count count, cr_dtype *dt);

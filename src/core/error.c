@@ -224,17 +224,25 @@ int cr_err_string(int code, char *buf, size_t cap)
     return snprintf(buf, cap, "%s", class_text(cls));
 }
 
-static CR_NORETURN void fatal(cr_errobj *target, const char *fname, int code, bool abort_mode)
+/* `unbound`: the call had no valid object to raise the error on (an invalid or null handle, or
+ * a call about no object), so it went to MPI_COMM_SELF; the message says so, since a user who
+ * set MPI_ERRORS_RETURN on MPI_COMM_WORLD alone would otherwise not see why the job ended. */
+static CR_NORETURN void fatal(cr_errobj *target, const char *fname, int code, bool abort_mode, bool unbound)
 {
-    char msg[MPI_MAX_ERROR_STRING], namebuf[40], why[160];
+    char msg[MPI_MAX_ERROR_STRING], namebuf[40], why[160], who[24] = "";
     cr_err_string(code, msg, sizeof msg);
     int cls = cr_err_class(code);
     const char *what = abort_mode ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL";
     if (rank_for_messages >= 0)
-        fprintf(stderr, "Courier: rank %d: %s\nCourier: rank %d: the error handler is %s, so the job ends\n",
-                rank_for_messages, msg, rank_for_messages, what);
+        snprintf(who, sizeof who, "rank %d: ", rank_for_messages);
+    const char *end = rank_for_messages >= 0 ? "the job ends" : "the program ends";
+    if (unbound)
+        fprintf(stderr,
+                "Courier: %s%s\nCourier: %sthe error is not about a valid communicator, window, file or session, so "
+                "it was raised on MPI_COMM_SELF, whose error handler is %s: %s\n",
+                who, msg, who, what, end);
     else
-        fprintf(stderr, "Courier: %s\nCourier: the error handler is %s, so the program ends\n", msg, what);
+        fprintf(stderr, "Courier: %s%s\nCourier: %sthe error handler is %s, so %s\n", who, msg, who, what, end);
     fflush(stderr);
     snprintf(why, sizeof why, "fatal error in %s (%s; the message is above)", fname ? fname : "an MPI call",
              cr_err_class_name(cls, namebuf, sizeof namebuf));
@@ -248,6 +256,8 @@ int cr_err_raise(cr_errobj *target, const char *fname, int code)
         if (ring[slot].code == code && !ring[slot].call)
             ring[slot].call = fname;
     }
+    /* No object to raise it on: MPI_COMM_SELF's handler (MPI-4.1 section 2.8, doc/errors.md). */
+    bool unbound = !target;
     if (!target)
         target = cr_err_default_target;
     cr_errhandler *eh = target ? target->errh : &cr_errh_fatal;
@@ -255,9 +265,9 @@ int cr_err_raise(cr_errobj *target, const char *fname, int code)
     case CR_EH_RETURN:
         return code;
     case CR_EH_FATAL:
-        fatal(target, fname, code, false);
+        fatal(target, fname, code, false, unbound);
     case CR_EH_ABORT:
-        fatal(target, fname, code, true);
+        fatal(target, fname, code, true, unbound);
     case CR_EH_USER: {
         MPI_Comm h = (MPI_Comm)(uintptr_t)target->obj.handle;
         int c = code;

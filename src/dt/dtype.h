@@ -5,32 +5,47 @@
  * MINLOC/MAXLOC, which have padding) are flagged so data paths can copy `count * size` bytes in
  * one go. Predefined types are static and never allocate.
  *
- * `basic` names the C type of a predefined type (for reductions); derived types get
- * CR_BASIC_NONE. */
+ * `basic` names the C representation of a predefined type's data (for reductions: Fortran
+ * LOGICALs are integers of their size, MPI_BYTE an unsigned byte); derived types, and types no
+ * reduction applies to, get CR_BASIC_NONE. */
 #ifndef CR_DTYPE_H
 #define CR_DTYPE_H
 
 #include "core/handle.h"
 
+/* The C types behind the optional Fortran types, where the compiler has them. */
+#if defined(__SIZEOF_INT128__)
+#define CR_HAVE_INT128 1
+#endif
+#if defined(__FLT16_MAX__)
+#define CR_HAVE_FLOAT16 1
+#endif
+#if defined(__SIZEOF_FLOAT128__)
+#define CR_HAVE_FLOAT128 1
+#endif
+
 typedef enum {
     CR_BASIC_NONE = 0,
     CR_BASIC_INT8, CR_BASIC_UINT8, CR_BASIC_INT16, CR_BASIC_UINT16,
     CR_BASIC_INT32, CR_BASIC_UINT32, CR_BASIC_INT64, CR_BASIC_UINT64,
+    CR_BASIC_INT128,       /* MPI_INTEGER16, MPI_LOGICAL16 (compilers with __int128) */
+    CR_BASIC_FLOAT16,      /* MPI_REAL2: IEEE half precision (compilers with _Float16) */
     CR_BASIC_FLOAT, CR_BASIC_DOUBLE, CR_BASIC_LONG_DOUBLE,
-    CR_BASIC_COMPLEX_FLOAT, CR_BASIC_COMPLEX_DOUBLE, CR_BASIC_COMPLEX_LONG_DOUBLE,
+    CR_BASIC_FLOAT128,     /* MPI_REAL16: IEEE quad precision, Fortran REAL(16) (__float128) */
+    CR_BASIC_COMPLEX_FLOAT16, CR_BASIC_COMPLEX_FLOAT, CR_BASIC_COMPLEX_DOUBLE, CR_BASIC_COMPLEX_LONG_DOUBLE,
+    CR_BASIC_COMPLEX_FLOAT128,
     CR_BASIC_BOOL,         /* C _Bool and C++ bool: one byte */
-    CR_BASIC_LOGICAL4,     /* Fortran LOGICAL (4 bytes, .TRUE. = 1) */
-    CR_BASIC_CHAR,         /* character data: no arithmetic */
-    CR_BASIC_BYTE,         /* MPI_BYTE, MPI_PACKED: no arithmetic */
     CR_BASIC_FLOAT_INT, CR_BASIC_DOUBLE_INT, CR_BASIC_LONG_INT, CR_BASIC_2INT,
     CR_BASIC_SHORT_INT, CR_BASIC_LONG_DOUBLE_INT, CR_BASIC_2FLOAT, CR_BASIC_2DOUBLE,
     CR_BASIC_COUNT
 } cr_basic;
 
-/* The families MPI groups predefined types into when it says which reduction operations apply
- * to which types (MPI-4.1 6.9.2). */
+/* The families of predefined types that decide which predefined reduction operations apply
+ * (src/coll/op.c has the table, doc/reductions.md explains it). The first ones are the
+ * standard's groups (MPI-4.1 section 6.9.2); the others are types the standard puts in no
+ * group but MPICH or Open MPI reduce anyway, each with its own row in the table. */
 typedef enum {
-    CR_CAT_NONE = 0,  /* no reduction applies (MPI_PACKED, MPI_CHAR, MPI_WCHAR, derived types) */
+    CR_CAT_NONE = 0,  /* no reduction applies (MPI_PACKED, MPI_WCHAR, derived types) */
     CR_CAT_C_INT,     /* C integer */
     CR_CAT_F_INT,     /* Fortran integer */
     CR_CAT_FLOAT,     /* floating point */
@@ -39,6 +54,10 @@ typedef enum {
     CR_CAT_BYTE,      /* MPI_BYTE */
     CR_CAT_MULTI,     /* multi-language types: MPI_AINT, MPI_OFFSET, MPI_COUNT */
     CR_CAT_PAIR,      /* the value-index pairs of MPI_MINLOC/MPI_MAXLOC */
+    CR_CAT_CHAR,      /* MPI_CHAR: no standard group; reduced as a C integer by both peers */
+    CR_CAT_F_CHAR,    /* MPI_CHARACTER: no standard group; reduced as a byte integer by both peers */
+    CR_CAT_LOGICAL_SIZED, /* MPI_LOGICAL1/2/8: logical, and plain integers to Open MPI */
+    CR_CAT_COUNT
 } cr_dt_category;
 
 typedef struct cr_dt_block {

@@ -5,6 +5,7 @@
 #include "core/error.h"
 
 #include <complex.h>
+#include <limits.h>
 #include <stddef.h>
 #include <wchar.h>
 
@@ -24,6 +25,33 @@ PAIR_BLOCKS(blocks_long_double_int, long double, int);
 PAIR_BLOCKS(blocks_2float, float, float);
 PAIR_BLOCKS(blocks_2double, double, double);
 
+/* The representations that depend on the platform: char's signedness, and the C types of the
+ * optional Fortran types (REAL(16) is IEEE quad precision, as gfortran has it). */
+#if CHAR_MIN < 0
+#define BASIC_CHAR CR_BASIC_INT8
+#else
+#define BASIC_CHAR CR_BASIC_UINT8
+#endif
+#ifdef CR_HAVE_INT128
+#define BASIC_INT128 CR_BASIC_INT128
+#else
+#define BASIC_INT128 CR_BASIC_NONE
+#endif
+#ifdef CR_HAVE_FLOAT16
+#define BASIC_FLOAT16 CR_BASIC_FLOAT16
+#define BASIC_COMPLEX_FLOAT16 CR_BASIC_COMPLEX_FLOAT16
+#else
+#define BASIC_FLOAT16 CR_BASIC_NONE
+#define BASIC_COMPLEX_FLOAT16 CR_BASIC_NONE
+#endif
+#ifdef CR_HAVE_FLOAT128
+#define BASIC_FLOAT128 CR_BASIC_FLOAT128
+#define BASIC_COMPLEX_FLOAT128 CR_BASIC_COMPLEX_FLOAT128
+#else
+#define BASIC_FLOAT128 CR_BASIC_NONE
+#define BASIC_COMPLEX_FLOAT128 CR_BASIC_NONE
+#endif
+
 static struct predef {
     MPI_Datatype handle;
     const char *name;
@@ -40,7 +68,7 @@ static struct predef {
     T(MPI_AINT, MPI_Aint, CR_BASIC_INT64, CR_CAT_MULTI),
     T(MPI_COUNT, MPI_Count, CR_BASIC_INT64, CR_CAT_MULTI),
     T(MPI_OFFSET, MPI_Offset, CR_BASIC_INT64, CR_CAT_MULTI),
-    T(MPI_PACKED, char, CR_BASIC_BYTE, CR_CAT_NONE),
+    T(MPI_PACKED, char, CR_BASIC_NONE, CR_CAT_NONE),
     T(MPI_SHORT, short, CR_BASIC_INT16, CR_CAT_C_INT),
     T(MPI_INT, int, CR_BASIC_INT32, CR_CAT_C_INT),
     T(MPI_LONG, long, CR_BASIC_INT64, CR_CAT_C_INT),
@@ -55,7 +83,7 @@ static struct predef {
     T(MPI_DOUBLE, double, CR_BASIC_DOUBLE, CR_CAT_FLOAT),
     T(MPI_C_DOUBLE_COMPLEX, double _Complex, CR_BASIC_COMPLEX_DOUBLE, CR_CAT_COMPLEX),
     T(MPI_CXX_DOUBLE_COMPLEX, double _Complex, CR_BASIC_COMPLEX_DOUBLE, CR_CAT_COMPLEX),
-    T(MPI_LOGICAL, int32_t, CR_BASIC_LOGICAL4, CR_CAT_LOGICAL),
+    T(MPI_LOGICAL, int32_t, CR_BASIC_INT32, CR_CAT_LOGICAL),
     T(MPI_INTEGER, int32_t, CR_BASIC_INT32, CR_CAT_F_INT),
     T(MPI_REAL, float, CR_BASIC_FLOAT, CR_CAT_FLOAT),
     T(MPI_COMPLEX, float _Complex, CR_BASIC_COMPLEX_FLOAT, CR_CAT_COMPLEX),
@@ -75,13 +103,13 @@ static struct predef {
     P(MPI_2INTEGER, int, int, CR_BASIC_2INT, blocks_2int, CR_CAT_PAIR),
     T(MPI_C_BOOL, _Bool, CR_BASIC_BOOL, CR_CAT_LOGICAL),
     T(MPI_CXX_BOOL, _Bool, CR_BASIC_BOOL, CR_CAT_LOGICAL),
-    T(MPI_WCHAR, wchar_t, CR_BASIC_INT32, CR_CAT_NONE),
+    T(MPI_WCHAR, wchar_t, CR_BASIC_NONE, CR_CAT_NONE),
     T(MPI_INT8_T, int8_t, CR_BASIC_INT8, CR_CAT_C_INT),
     T(MPI_UINT8_T, uint8_t, CR_BASIC_UINT8, CR_CAT_C_INT),
-    T(MPI_CHAR, char, CR_BASIC_CHAR, CR_CAT_NONE),
+    T(MPI_CHAR, char, BASIC_CHAR, CR_CAT_CHAR),
     T(MPI_SIGNED_CHAR, signed char, CR_BASIC_INT8, CR_CAT_C_INT),
     T(MPI_UNSIGNED_CHAR, unsigned char, CR_BASIC_UINT8, CR_CAT_C_INT),
-    T(MPI_BYTE, unsigned char, CR_BASIC_BYTE, CR_CAT_BYTE),
+    T(MPI_BYTE, unsigned char, CR_BASIC_UINT8, CR_CAT_BYTE),
     T(MPI_INT16_T, int16_t, CR_BASIC_INT16, CR_CAT_C_INT),
     T(MPI_UINT16_T, uint16_t, CR_BASIC_UINT16, CR_CAT_C_INT),
     T(MPI_INT32_T, int32_t, CR_BASIC_INT32, CR_CAT_C_INT),
@@ -89,25 +117,25 @@ static struct predef {
     T(MPI_INT64_T, int64_t, CR_BASIC_INT64, CR_CAT_C_INT),
     T(MPI_UINT64_T, uint64_t, CR_BASIC_UINT64, CR_CAT_C_INT),
     /* Fortran types with the sizes gfortran gives them on x86-64. */
-    T(MPI_LOGICAL1, int8_t, CR_BASIC_NONE, CR_CAT_LOGICAL),
+    T(MPI_LOGICAL1, int8_t, CR_BASIC_INT8, CR_CAT_LOGICAL_SIZED),
     T(MPI_INTEGER1, int8_t, CR_BASIC_INT8, CR_CAT_F_INT),
-    T(MPI_CHARACTER, char, CR_BASIC_CHAR, CR_CAT_NONE),
-    T(MPI_LOGICAL2, int16_t, CR_BASIC_NONE, CR_CAT_LOGICAL),
+    T(MPI_CHARACTER, char, CR_BASIC_UINT8, CR_CAT_F_CHAR),
+    T(MPI_LOGICAL2, int16_t, CR_BASIC_INT16, CR_CAT_LOGICAL_SIZED),
     T(MPI_INTEGER2, int16_t, CR_BASIC_INT16, CR_CAT_F_INT),
-    T(MPI_REAL2, int16_t, CR_BASIC_NONE, CR_CAT_FLOAT),
-    T(MPI_LOGICAL4, int32_t, CR_BASIC_LOGICAL4, CR_CAT_LOGICAL),
+    T(MPI_REAL2, int16_t, BASIC_FLOAT16, CR_CAT_FLOAT),
+    T(MPI_LOGICAL4, int32_t, CR_BASIC_INT32, CR_CAT_LOGICAL),
     T(MPI_INTEGER4, int32_t, CR_BASIC_INT32, CR_CAT_F_INT),
     T(MPI_REAL4, float, CR_BASIC_FLOAT, CR_CAT_FLOAT),
-    T(MPI_COMPLEX4, int32_t, CR_BASIC_NONE, CR_CAT_COMPLEX),
-    T(MPI_LOGICAL8, int64_t, CR_BASIC_NONE, CR_CAT_LOGICAL),
+    T(MPI_COMPLEX4, int32_t, BASIC_COMPLEX_FLOAT16, CR_CAT_COMPLEX),
+    T(MPI_LOGICAL8, int64_t, CR_BASIC_INT64, CR_CAT_LOGICAL_SIZED),
     T(MPI_INTEGER8, int64_t, CR_BASIC_INT64, CR_CAT_F_INT),
     T(MPI_REAL8, double, CR_BASIC_DOUBLE, CR_CAT_FLOAT),
     T(MPI_COMPLEX8, float _Complex, CR_BASIC_COMPLEX_FLOAT, CR_CAT_COMPLEX),
-    T(MPI_LOGICAL16, __int128, CR_BASIC_NONE, CR_CAT_LOGICAL),
-    T(MPI_INTEGER16, __int128, CR_BASIC_NONE, CR_CAT_F_INT),
-    T(MPI_REAL16, long double, CR_BASIC_NONE, CR_CAT_FLOAT),
+    T(MPI_LOGICAL16, __int128, BASIC_INT128, CR_CAT_LOGICAL),
+    T(MPI_INTEGER16, __int128, BASIC_INT128, CR_CAT_F_INT),
+    T(MPI_REAL16, long double, BASIC_FLOAT128, CR_CAT_FLOAT),
     T(MPI_COMPLEX16, double _Complex, CR_BASIC_COMPLEX_DOUBLE, CR_CAT_COMPLEX),
-    T(MPI_COMPLEX32, long double _Complex, CR_BASIC_NONE, CR_CAT_COMPLEX),
+    T(MPI_COMPLEX32, long double _Complex, BASIC_COMPLEX_FLOAT128, CR_CAT_COMPLEX),
 #undef T
 #undef P
 };

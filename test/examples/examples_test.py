@@ -49,16 +49,37 @@ def integrate(a):
         assert err < 1e-9, out
 
 
+PALETTE = set(" .:-=+*#%@")
+
+
+def mandelbrot_preview(out, w, h):
+    """The text preview before the summary line: min(16, h) lines of min(64, w) characters."""
+    lines = out.split("\n")
+    end = next(k for k, line in enumerate(lines) if re.match(rf"{w}x{h} image \(checksum \d+\)", line))
+    picture = lines[:end]
+    rows, cols = min(16, h), min(64, w)
+    assert len(picture) == rows, f"the {w}x{h} preview has {len(picture)} lines, not {rows}:\n{out}"
+    for k, line in enumerate(picture):
+        assert len(line) == cols, f"line {k} of the {w}x{h} preview has {len(line)} characters, not {cols}:\n{out}"
+        assert set(line) <= PALETTE, f"line {k} of the {w}x{h} preview has characters not in the palette: {line!r}"
+    assert len(set("".join(picture))) > 2, f"the {w}x{h} preview is flat:\n{out}"
+    return "\n".join(picture)
+
+
 @case
 def mandelbrot(a):
-    """The picture is the same whatever the process count (and every row arrives once)."""
-    sums = set()
-    with tempfile.TemporaryDirectory() as d:
-        for n in (1, 3, 8):
-            out = run(a, n, "mandelbrot", "320", "200", cwd=d)
-            sums.add(re.search(r"checksum (\d+)", out).group(1))
-            assert os.path.getsize(os.path.join(d, "mandelbrot.pgm")) == len("P5\n320 200\n255\n") + 320 * 200
-    assert len(sums) == 1, f"different pictures at different process counts: {sums}"
+    """The picture is the same whatever the process count (and every row arrives once), and
+    the text preview is a picture: the right number of lines, each of the right width."""
+    for w, h, counts in ((320, 200, (1, 3, 8)), (40, 10, (1, 4)), (801, 601, (5,))):
+        sums, previews = set(), set()
+        with tempfile.TemporaryDirectory() as d:
+            for n in counts:
+                out = run(a, n, "mandelbrot", str(w), str(h), cwd=d)
+                sums.add(re.search(r"checksum (\d+)", out).group(1))
+                previews.add(mandelbrot_preview(out, w, h))
+                assert os.path.getsize(os.path.join(d, "mandelbrot.pgm")) == len(f"P5\n{w} {h}\n255\n") + w * h
+        assert len(sums) == 1, f"different {w}x{h} pictures at different process counts: {sums}"
+        assert len(previews) == 1, f"different {w}x{h} previews at different process counts"
 
 
 @case

@@ -1,5 +1,6 @@
-/* opdata.h: what the reduction tests (reduce.c, allreduce.c, ops.c) share: the predefined
- * datatypes and the operations the standard defines on them (MPI 4.1 section 6.9.2), input
+/* opdata.h: what the reduction tests (reduce.c, allreduce.c, ops.c, optable.c) share: every
+ * predefined datatype, the operations Courier applies to it (those the standard defines, MPI
+ * 4.1 section 6.9.2, and those MPICH or Open MPI also accept: doc/reductions.md), input
  * values chosen per (operation, rank, element) so that every result is exact and the same in
  * any order of combination, and a local computation of the expected result.
  *
@@ -16,8 +17,20 @@
 #include "mpitest.h"
 
 #include <complex.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
+
+/* The C types of the optional Fortran types, where this compiler has them. */
+#if defined(__SIZEOF_INT128__)
+#define HAVE_I128 1
+#endif
+#if defined(__FLT16_MAX__)
+#define HAVE_F16 1
+#endif
+#if defined(__SIZEOF_FLOAT128__)
+#define HAVE_F128 1
+#endif
 
 enum { O_SUM, O_PROD, O_MIN, O_MAX, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR, O_BXOR, O_MINLOC, O_MAXLOC, NOPS };
 static const char *const op_name[NOPS] = {"MPI_SUM",  "MPI_PROD", "MPI_MIN",  "MPI_MAX",    "MPI_LAND",  "MPI_LOR",
@@ -29,12 +42,15 @@ static MPI_Op op_handle(int o)
     return h[o];
 }
 
-/* The C types behind the predefined datatypes. */
+/* The C types behind the predefined datatypes (C_CF16, C_CF128: (re, im) pairs). */
 enum { C_I8, C_U8, C_I16, C_U16, C_I32, C_U32, C_I64, C_U64, C_F, C_D, C_LD, C_CF, C_CD, C_CLD, C_BOOL, C_LOG,
-       C_BYTE, P_FI, P_DI, P_LI, P_II, P_SI, P_LDI, P_FF, P_DD, NCT };
+       C_BYTE, P_FI, P_DI, P_LI, P_II, P_SI, P_LDI, P_FF, P_DD, C_I128, C_F16, C_F128, C_CF16, C_CF128, NCT };
 
-/* The standard's groups of datatypes, by the operations defined on them. */
-enum { G_CINT, G_FINT, G_FLOAT, G_COMPLEX, G_LOGICAL, G_BYTE, G_PAIR };
+/* Families of datatypes, by the operations that apply to them: the standard's groups, and
+ * the types the standard puts in none that MPICH or Open MPI reduce anyway. G_NONE: nothing
+ * applies (MPI_PACKED, MPI_WCHAR); G_UNAVAIL: a type whose C type this compiler lacks. */
+enum { G_CINT, G_FINT, G_MULTI, G_FLOAT, G_COMPLEX, G_LOGICAL, G_LOGN, G_BYTE, G_CHAR, G_FCHAR, G_PAIR, G_NONE,
+       G_UNAVAIL };
 
 typedef struct {
     MPI_Datatype h;
@@ -43,6 +59,24 @@ typedef struct {
 } tentry;
 
 #define TE(h, ct, g) {h, #h, ct, g}
+/* (The name is taken here: passed on to TE, the handle would be expanded before TE names it.) */
+#ifdef HAVE_I128
+#define TE_I128(h, g) {h, #h, C_I128, g}
+#else
+#define TE_I128(h, g) {h, #h, C_U8, G_UNAVAIL}
+#endif
+#ifdef HAVE_F16
+#define TE_F16(h, ct, g) {h, #h, ct, g}
+#else
+#define TE_F16(h, ct, g) {h, #h, C_U8, G_UNAVAIL}
+#endif
+#ifdef HAVE_F128
+#define TE_F128(h, ct, g) {h, #h, ct, g}
+#else
+#define TE_F128(h, ct, g) {h, #h, C_U8, G_UNAVAIL}
+#endif
+/* Every predefined datatype of the standard ABI (MPI_LONG_LONG_INT and MPI_C_COMPLEX are the
+ * same handles as MPI_LONG_LONG and MPI_C_FLOAT_COMPLEX). */
 static const tentry types[] = {
     TE(MPI_INT8_T, C_I8, G_CINT),
     TE(MPI_SIGNED_CHAR, C_I8, G_CINT),
@@ -63,14 +97,23 @@ static const tentry types[] = {
     TE(MPI_UNSIGNED_LONG, C_U64, G_CINT),
     TE(MPI_UNSIGNED_LONG_LONG, C_U64, G_CINT),
     TE(MPI_INTEGER, C_I32, G_FINT),
-    TE(MPI_AINT, C_I64, G_FINT), /* the multi-language types: the same operations as Fortran integers */
-    TE(MPI_OFFSET, C_I64, G_FINT),
-    TE(MPI_COUNT, C_I64, G_FINT),
+    TE(MPI_INTEGER1, C_I8, G_FINT),
+    TE(MPI_INTEGER2, C_I16, G_FINT),
+    TE(MPI_INTEGER4, C_I32, G_FINT),
+    TE(MPI_INTEGER8, C_I64, G_FINT),
+    TE_I128(MPI_INTEGER16, G_FINT),
+    TE(MPI_AINT, C_I64, G_MULTI),
+    TE(MPI_OFFSET, C_I64, G_MULTI),
+    TE(MPI_COUNT, C_I64, G_MULTI),
     TE(MPI_FLOAT, C_F, G_FLOAT),
     TE(MPI_DOUBLE, C_D, G_FLOAT),
     TE(MPI_LONG_DOUBLE, C_LD, G_FLOAT),
     TE(MPI_REAL, C_F, G_FLOAT),
     TE(MPI_DOUBLE_PRECISION, C_D, G_FLOAT),
+    TE(MPI_REAL4, C_F, G_FLOAT),
+    TE(MPI_REAL8, C_D, G_FLOAT),
+    TE_F16(MPI_REAL2, C_F16, G_FLOAT),
+    TE_F128(MPI_REAL16, C_F128, G_FLOAT), /* Fortran REAL(16): IEEE quad precision */
     TE(MPI_C_FLOAT_COMPLEX, C_CF, G_COMPLEX),
     TE(MPI_C_DOUBLE_COMPLEX, C_CD, G_COMPLEX),
     TE(MPI_C_LONG_DOUBLE_COMPLEX, C_CLD, G_COMPLEX),
@@ -79,10 +122,23 @@ static const tentry types[] = {
     TE(MPI_CXX_LONG_DOUBLE_COMPLEX, C_CLD, G_COMPLEX),
     TE(MPI_COMPLEX, C_CF, G_COMPLEX),
     TE(MPI_DOUBLE_COMPLEX, C_CD, G_COMPLEX),
+    TE(MPI_COMPLEX8, C_CF, G_COMPLEX),
+    TE(MPI_COMPLEX16, C_CD, G_COMPLEX),
+    TE_F16(MPI_COMPLEX4, C_CF16, G_COMPLEX),
+    TE_F128(MPI_COMPLEX32, C_CF128, G_COMPLEX),
     TE(MPI_C_BOOL, C_BOOL, G_LOGICAL),
     TE(MPI_CXX_BOOL, C_BOOL, G_LOGICAL),
     TE(MPI_LOGICAL, C_LOG, G_LOGICAL),
+    TE(MPI_LOGICAL4, C_LOG, G_LOGICAL),
+    TE_I128(MPI_LOGICAL16, G_LOGICAL),
+    TE(MPI_LOGICAL1, C_I8, G_LOGN), /* Open MPI reduces these as integers of their size */
+    TE(MPI_LOGICAL2, C_I16, G_LOGN),
+    TE(MPI_LOGICAL8, C_I64, G_LOGN),
     TE(MPI_BYTE, C_BYTE, G_BYTE),
+    TE(MPI_CHAR, CHAR_MIN < 0 ? C_I8 : C_U8, G_CHAR),
+    TE(MPI_CHARACTER, C_U8, G_FCHAR),
+    TE(MPI_PACKED, C_U8, G_NONE),
+    TE(MPI_WCHAR, C_I32, G_NONE),
     TE(MPI_FLOAT_INT, P_FI, G_PAIR),
     TE(MPI_DOUBLE_INT, P_DI, G_PAIR),
     TE(MPI_LONG_INT, P_LI, G_PAIR),
@@ -96,26 +152,37 @@ static const tentry types[] = {
 #undef TE
 #define NTYPES ((int)(sizeof types / sizeof types[0]))
 
-/* Whether the standard defines operation o on datatypes of group g. */
-static int op_defined(int o, int g)
+/* Whether the standard defines operation o on datatypes of family g. */
+static int op_standard(int o, int g)
 {
     switch (g) {
     case G_CINT: return o <= O_BXOR;
-    case G_FINT: return o <= O_MAX || (o >= O_BAND && o <= O_BXOR);
+    case G_FINT:
+    case G_MULTI: return o <= O_MAX || (o >= O_BAND && o <= O_BXOR);
     case G_FLOAT: return o <= O_MAX;
     case G_COMPLEX: return o == O_SUM || o == O_PROD;
-    case G_LOGICAL: return o == O_LAND || o == O_LOR || o == O_LXOR;
+    case G_LOGICAL:
+    case G_LOGN: return o == O_LAND || o == O_LOR || o == O_LXOR;
     case G_BYTE: return o == O_BAND || o == O_BOR || o == O_BXOR;
     case G_PAIR: return o == O_MINLOC || o == O_MAXLOC;
     }
     return 0;
 }
 
-/* Undefined pairs that an implementation could reasonably accept as an extension (MPICH
- * does): logical operations on Fortran and multi-language integers. Not checked either way. */
-static int op_lenient(int o, int g)
+/* Whether Courier applies operation o to datatypes of family g: where the standard defines it,
+ * and where MPICH or Open MPI accept it too (doc/reductions.md says which does). */
+static int op_accepted(int o, int g)
 {
-    return g == G_FINT && (o == O_LAND || o == O_LOR || o == O_LXOR);
+    switch (g) {
+    case G_FINT:   /* logical operations on Fortran integers: MPICH */
+    case G_MULTI:  /* ... and on MPI_AINT, MPI_OFFSET, MPI_COUNT: MPICH and Open MPI */
+    case G_LOGN:   /* Open MPI reduces MPI_LOGICAL1/2/8 as integers of their size */
+    case G_BYTE:   /* Open MPI reduces MPI_BYTE as an unsigned char */
+    case G_CHAR:   /* both reduce MPI_CHAR as a C integer */
+    case G_FCHAR:  /* and MPI_CHARACTER as a one-byte integer */
+        return o <= O_BXOR;
+    }
+    return op_standard(o, g);
 }
 
 #define PAIRT(V, I) struct { V v; I i; }
@@ -127,6 +194,23 @@ typedef PAIRT(short, int) psi;
 typedef PAIRT(long double, int) pldi;
 typedef PAIRT(float, float) pff;
 typedef PAIRT(double, double) pdd;
+#ifdef HAVE_I128
+typedef __int128 i128;
+#else
+typedef struct { uint64_t lo, hi; } i128;
+#endif
+#ifdef HAVE_F16
+typedef _Float16 f16;
+#else
+typedef uint16_t f16;
+#endif
+#ifdef HAVE_F128
+typedef __float128 f128;
+#else
+typedef long double f128;
+#endif
+typedef struct { f16 re, im; } cf16;
+typedef struct { f128 re, im; } cf128;
 
 /* sizeof and MPI size (without padding) of each C type. */
 static size_t ct_extent(int ct)
@@ -134,7 +218,7 @@ static size_t ct_extent(int ct)
     static const size_t s[NCT] = {1, 1, 2, 2, 4, 4, 8, 8, sizeof(float), sizeof(double), sizeof(long double),
                                   sizeof(float _Complex), sizeof(double _Complex), sizeof(long double _Complex), 1, 4,
                                   1, sizeof(pfi), sizeof(pdi), sizeof(pli), sizeof(pii), sizeof(psi), sizeof(pldi),
-                                  sizeof(pff), sizeof(pdd)};
+                                  sizeof(pff), sizeof(pdd), 16, 2, 16, 4, 32};
     return s[ct];
 }
 static size_t ct_size(int ct)
@@ -223,13 +307,13 @@ static double prod_factor(int rank, MPI_Count i, int sgn, int halves)
 
 /* Floating values; `fine` is a step below the type's precision relative to 1 that the next
  * narrower type cannot hold, big a term only this type's mantissa keeps exact with halves. */
-#define GEN_FLOAT(T, fine, big)                                                                    \
+#define GEN_FLOAT(T, fine, big, range)                                                             \
     do {                                                                                           \
         T v;                                                                                       \
         memset(&v, 0, sizeof v); /* long double has padding */                                     \
         switch (o) {                                                                               \
         case O_SUM:                                                                                \
-            v = (T)((int64_t)(h % 2001) - 1000) * (T)0.5 + (rank == (int)(i % p) ? (T)(big) : 0); \
+            v = (T)((int64_t)(h % (2 * (range) + 1)) - (range)) * (T)0.5 + (rank == (int)(i % p) ? (T)(big) : 0); \
             break;                                                                                 \
         case O_PROD: v = prod_designated(rank, p, i) ? (T)3 : (T)prod_factor(rank, i, 1, 1); break; \
         default:                                                                                   \
@@ -267,6 +351,44 @@ static double prod_factor(int rank, MPI_Count i, int sgn, int halves)
         memcpy(out, &v, sizeof v);                                                                 \
     } while (0)
 
+/* Complex numbers as (re, im) pairs: sums of halves, products of units times 1, 2 or 3. */
+#define GEN_CPAIR(CT, R, range)                                                                    \
+    do {                                                                                           \
+        CT v;                                                                                      \
+        memset(&v, 0, sizeof v);                                                                   \
+        if (o == O_SUM) {                                                                          \
+            v.re = (R)((int64_t)(h % (2 * (range) + 1)) - (range)) * (R)0.5;                       \
+            v.im = (R)((int64_t)((h >> 20) % (2 * (range) + 1)) - (range)) * (R)0.5;               \
+        } else {                                                                                   \
+            static const int unit_re[4] = {1, 0, -1, 0}, unit_im[4] = {0, 1, 0, -1};               \
+            int u = (int)((rank * 7 + i) % 4);                                                     \
+            R m = prod_designated(rank, p, i) ? (R)3 : (rank + i) % 8 == 0 ? (R)2 : (R)1;          \
+            v.re = m * (R)unit_re[u];                                                              \
+            v.im = m * (R)unit_im[u];                                                              \
+        }                                                                                          \
+        memcpy(out, &v, sizeof v);                                                                 \
+    } while (0)
+
+#ifdef HAVE_I128
+/* 128-bit integers: the same shapes as GEN_INT, spread over both halves of the word. */
+static void gen_i128(int o, int rank, int p, MPI_Count i, uint64_t h, void *out)
+{
+    unsigned __int128 bit = (unsigned __int128)1 << (h % 128);
+    i128 v;
+    switch (o) {
+    case O_SUM: v = (i128)(int64_t)h * ((i128)1 << 40); break;
+    case O_PROD: v = prod_designated(rank, p, i) ? (i128)3 << 120 : (i128)prod_factor(rank, i, 1, 0); break;
+    case O_LAND:
+    case O_LOR:
+    case O_LXOR: v = lpat(rank, p, i, h) ? (i128)bit : 0; break;
+    case O_BAND: v = (i128)~bit; break;
+    case O_BOR: v = (i128)bit; break;
+    default: v = (i128)(((unsigned __int128)h << 64) | mix64(h)); break;
+    }
+    memcpy(out, &v, sizeof v);
+}
+#endif
+
 /* Element i of `rank`'s input to operation o (p processes), as C type ct. */
 static void gen(int ct, int o, int rank, int p, MPI_Count i, void *out)
 {
@@ -281,9 +403,20 @@ static void gen(int ct, int o, int rank, int p, MPI_Count i, void *out)
     case C_I64: GEN_INT(int64_t, 64, 1); break;
     case C_U64: GEN_INT(uint64_t, 64, 0); break;
     case C_BYTE: GEN_INT(uint8_t, 8, 0); break;
-    case C_F: GEN_FLOAT(float, 0x1p-12, 0); break;
-    case C_D: GEN_FLOAT(double, 0x1p-40, 0x1p40); break;
-    case C_LD: GEN_FLOAT(long double, 0x1p-62L, 0x1p60L); break;
+    case C_F: GEN_FLOAT(float, 0x1p-12, 0, 1000); break;
+    case C_D: GEN_FLOAT(double, 0x1p-40, 0x1p40, 1000); break;
+    case C_LD: GEN_FLOAT(long double, 0x1p-62L, 0x1p60L, 1000); break;
+#ifdef HAVE_F16
+    case C_F16: GEN_FLOAT(f16, 0x1p-10, 0, 8); break; /* sums stay below 1024: halves are exact */
+    case C_CF16: GEN_CPAIR(cf16, f16, 8); break;
+#endif
+#ifdef HAVE_F128
+    case C_F128: GEN_FLOAT(f128, 0x1p-100, 0x1p100, 1000); break;
+    case C_CF128: GEN_CPAIR(cf128, f128, 1000); break;
+#endif
+#ifdef HAVE_I128
+    case C_I128: gen_i128(o, rank, p, i, h, out); break;
+#endif
     case C_CF: GEN_COMPLEX(float _Complex, float); break;
     case C_CD: GEN_COMPLEX(double _Complex, double); break;
     case C_CLD: GEN_COMPLEX(long double _Complex, long double); break;
@@ -355,6 +488,22 @@ static void gen(int ct, int o, int rank, int p, MPI_Count i, void *out)
         memcpy(io, &b, sizeof b);                                                                  \
     } while (0)
 
+#define COMB_CPAIR(CT, R)                                                                          \
+    do {                                                                                           \
+        CT a, b;                                                                                   \
+        memcpy(&a, in, sizeof a);                                                                  \
+        memcpy(&b, io, sizeof b);                                                                  \
+        if (o == O_SUM) {                                                                          \
+            b.re = a.re + b.re;                                                                    \
+            b.im = a.im + b.im;                                                                    \
+        } else {                                                                                   \
+            R re = a.re * b.re - a.im * b.im, im = a.re * b.im + a.im * b.re;                      \
+            b.re = re;                                                                             \
+            b.im = im;                                                                             \
+        }                                                                                          \
+        memcpy(io, &b, sizeof b);                                                                  \
+    } while (0)
+
 /* io = in o io, one element. */
 static void comb(int ct, int o, const void *in, void *io)
 {
@@ -378,6 +527,17 @@ static void comb(int ct, int o, const void *in, void *io)
     case C_CF: COMB_COMPLEX(float _Complex); break;
     case C_CD: COMB_COMPLEX(double _Complex); break;
     case C_CLD: COMB_COMPLEX(long double _Complex); break;
+#ifdef HAVE_I128
+    case C_I128: COMB_INT(i128); break;
+#endif
+#ifdef HAVE_F16
+    case C_F16: COMB_FLOAT(f16); break;
+    case C_CF16: COMB_CPAIR(cf16, f16); break;
+#endif
+#ifdef HAVE_F128
+    case C_F128: COMB_FLOAT(f128); break;
+    case C_CF128: COMB_CPAIR(cf128, f128); break;
+#endif
     case P_FI: COMB_PAIR(pfi); break;
     case P_DI: COMB_PAIR(pdi); break;
     case P_LI: COMB_PAIR(pli); break;
@@ -404,6 +564,14 @@ static void comb(int ct, int o, const void *in, void *io)
         return x == y;                                                                             \
     } while (0)
 
+#define EQ_PAIR_RI(CT)                                                                             \
+    do {                                                                                           \
+        CT x, y;                                                                                   \
+        memcpy(&x, a, sizeof x);                                                                   \
+        memcpy(&y, b, sizeof y);                                                                   \
+        return x.re == y.re && x.im == y.im;                                                       \
+    } while (0)
+
 /* Whether two elements are equal (pairs: both members; padding is not compared). */
 static int elem_eq(int ct, const void *a, const void *b)
 {
@@ -414,6 +582,14 @@ static int elem_eq(int ct, const void *a, const void *b)
     case C_CF: EQ_VAL(float _Complex);
     case C_CD: EQ_VAL(double _Complex);
     case C_CLD: EQ_VAL(long double _Complex);
+#ifdef HAVE_F16
+    case C_F16: EQ_VAL(f16);
+    case C_CF16: EQ_PAIR_RI(cf16);
+#endif
+#ifdef HAVE_F128
+    case C_F128: EQ_VAL(f128);
+    case C_CF128: EQ_PAIR_RI(cf128);
+#endif
     case P_FI: EQ_PAIR(pfi);
     case P_DI: EQ_PAIR(pdi);
     case P_LI: EQ_PAIR(pli);
@@ -433,6 +609,7 @@ static const char *elem_str(int ct, const void *a, char *s, size_t cap)
         int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32; int64_t i64; uint64_t u64;
         float f; double d; long double ld; float _Complex cf; double _Complex cd; long double _Complex cld;
         pfi fi; pdi di; pli li; pii ii; psi si; pldi ldi; pff ff; pdd dd;
+        i128 q; f16 h; f128 x; cf16 ch; cf128 cx; uint64_t w[4];
     } u;
     memcpy(&u, a, ct_extent(ct));
     switch (ct) {
@@ -458,6 +635,15 @@ static const char *elem_str(int ct, const void *a, char *s, size_t cap)
     case P_LDI: snprintf(s, cap, "(%Lg,%d)", u.ldi.v, u.ldi.i); break;
     case P_FF: snprintf(s, cap, "(%g,%g)", u.ff.v, u.ff.i); break;
     case P_DD: snprintf(s, cap, "(%g,%g)", u.dd.v, u.dd.i); break;
+    case C_I128: snprintf(s, cap, "0x%016llx%016llx", (unsigned long long)u.w[1], (unsigned long long)u.w[0]); break;
+#ifdef HAVE_F16
+    case C_F16: snprintf(s, cap, "%g", (double)u.h); break;
+    case C_CF16: snprintf(s, cap, "(%g,%g)", (double)u.ch.re, (double)u.ch.im); break;
+#endif
+#ifdef HAVE_F128
+    case C_F128: snprintf(s, cap, "%.21Lg", (long double)u.x); break;
+    case C_CF128: snprintf(s, cap, "(%Lg,%Lg)", (long double)u.cx.re, (long double)u.cx.im); break;
+#endif
     }
     return s;
 }

@@ -1,5 +1,5 @@
 /* MPI_Reduce: the data that arrives at the root, for
- *   - every predefined operation on every predefined datatype it is defined for (opdata.h),
+ *   - every predefined operation on every predefined datatype it applies to (opdata.h),
  *     roots taking turns, with recvbuf NULL at the other processes (it is not significant);
  *   - every root, with and without MPI_IN_PLACE at the root;
  *   - counts from 0 to well past COURIER_COLL_REDUCE_LARGE, around the largest power of two
@@ -145,11 +145,11 @@ int main(int argc, char **argv)
     while (pof2 * 2 <= size)
         pof2 *= 2;
 
-    /* Every (operation, datatype) pair the standard defines, roots taking turns. */
+    /* Every (operation, datatype) pair Courier accepts, roots taking turns. */
     int pair = 0;
     for (int t = 0; t < NTYPES; t++)
         for (int o = 0; o < NOPS; o++)
-            if (op_defined(o, types[t].group)) {
+            if (op_accepted(o, types[t].group)) {
                 one(t, o, 1, pair % size, 0);
                 one(t, o, 37, (pair + 1) % size, pair % 3 == 0);
                 pair++;
