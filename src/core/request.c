@@ -45,6 +45,8 @@ void cr_request_complete(cr_request *r)
     if (r->on_complete)
         r->on_complete(r);
     r->done = 1;
+    if (r->waiter)
+        r->waiter->completed += r->waits;
     if (r->freed && !r->persistent) {
         r->freed = 0;
         cr_request_release(r);
@@ -131,22 +133,59 @@ int cr_mpi_test(MPI_Request *h, int *flag, MPI_Status *status)
 }
 
 /* A set of requests waited on together. Inactive entries (NULL) count as done for the *all
- * forms and not at all for *any and *some. */
+ * forms and not at all for *any and *some. Looking at the set costs O(count) once, when the
+ * wait starts and ends; while it waits, each round checks one counter that completions
+ * advance (cr_waiter), so 10,000 outstanding requests cost no more per round than one. */
 typedef struct {
     int count;
     cr_request **r;
     int need;
-    bool inactive_done;
+    int done;        /* done when the wait started (inactive ones included for *all) */
+    cr_waiter waiter; /* completions since */
 } waitset;
+
+static void waitset_start(waitset *w, int count, cr_request **r, int need, bool inactive_done)
+{
+    *w = (waitset){count, r, need, 0, {0}};
+    for (int i = 0; i < count; i++) {
+        if (!r[i])
+            w->done += inactive_done;
+        else if (r[i]->done)
+            w->done++;
+        else if (r[i]->waiter == &w->waiter)
+            r[i]->waits++;
+        else {
+            r[i]->waiter = &w->waiter;
+            r[i]->waits = 1;
+        }
+    }
+}
+
+static void waitset_end(waitset *w)
+{
+    for (int i = 0; i < w->count; i++)
+        if (w->r[i]) {
+            w->r[i]->waiter = NULL;
+            w->r[i]->waits = 0;
+        }
+}
 
 static bool waitset_ready(void *arg)
 {
     waitset *w = arg;
-    int done = 0;
-    for (int i = 0; i < w->count; i++)
-        if (w->r[i] ? w->r[i]->done : w->inactive_done)
-            done++;
-    return done >= w->need;
+    return w->done + w->waiter.completed >= w->need;
+}
+
+/* Waits for (or, with !wait, polls once for) `need` of the set. */
+static void waitset_wait(int count, cr_request **r, int need, bool inactive_done, bool wait)
+{
+    waitset w;
+    waitset_start(&w, count, r, need, inactive_done);
+    if (wait)
+        cr_progress_wait_until(waitset_ready, &w);
+    else if (!waitset_ready(&w))
+        cr_progress_poll();
+    waitset_end(&w);
 }
 
 /* Resolves an array of handles; `active` counts the requests that are not inactive. */
@@ -194,8 +233,7 @@ int cr_mpi_waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     if (!err)
         err = resolve_all(count, reqs, r, &active);
     if (!err) {
-        waitset w = {count, r, count, true};
-        cr_progress_wait_until(waitset_ready, &w);
+        waitset_wait(count, r, count, true, true);
         err = finish_all(count, reqs, r, statuses);
     }
     if (r != small)
@@ -212,10 +250,10 @@ int cr_mpi_testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses
     if (!err)
         err = resolve_all(count, reqs, r, &active);
     if (!err) {
-        waitset w = {count, r, count, true};
-        if (!waitset_ready(&w))
-            cr_progress_poll();
-        *flag = waitset_ready(&w);
+        waitset_wait(count, r, count, true, false);
+        *flag = 1;
+        for (int i = 0; i < count && *flag; i++)
+            *flag = !r[i] || r[i]->done;
         if (*flag)
             err = finish_all(count, reqs, r, statuses);
     }
@@ -242,11 +280,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
             cr_status_empty(status);
         goto out;
     }
-    waitset w = {count, r, 1, false};
-    if (wait)
-        cr_progress_wait_until(waitset_ready, &w);
-    else
-        cr_progress_poll();
+    waitset_wait(count, r, 1, false, wait);
     *flag = 0;
     for (int i = 0; i < count; i++) {
         if (r[i] && r[i]->done) {
@@ -287,11 +321,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
         *outcount = MPI_UNDEFINED;
         goto out;
     }
-    waitset w = {count, r, 1, false};
-    if (wait)
-        cr_progress_wait_until(waitset_ready, &w);
-    else
-        cr_progress_poll();
+    waitset_wait(count, r, 1, false, wait);
     int n = 0, errors = 0;
     for (int i = 0; i < count; i++) {
         if (r[i] && r[i]->done) {

@@ -26,6 +26,13 @@ typedef enum {
 
 typedef enum { CR_MODE_STANDARD, CR_MODE_SYNC, CR_MODE_READY, CR_MODE_BUFFERED } cr_send_mode;
 
+/* A call waiting on a set of requests (MPI_Waitall, Waitany, Waitsome): each request of the
+ * set points to it while the call waits and counts itself in when it completes, so the wait
+ * checks one number per round instead of every request. */
+typedef struct cr_waiter {
+    int completed;
+} cr_waiter;
+
 typedef struct cr_request {
     cr_obj obj;
     uint8_t kind;       /* cr_req_kind */
@@ -56,6 +63,8 @@ typedef struct cr_request {
      * sends release their buffer space, parts of a compound operation report to their whole. */
     void (*on_complete)(struct cr_request *r);
     void *owner;      /* what on_complete works on (a buffer segment, the compound request) */
+    cr_waiter *waiter; /* the set being waited on that holds this request, while it waits, */
+    int waits;         /* and how many times it stands in that set (a handle may repeat) */
     int parts;        /* compound requests: parts still running */
 } cr_request;
 

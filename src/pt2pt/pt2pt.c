@@ -436,7 +436,7 @@ static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_
 {
     uint64_t cap = capacity_of(r), n = CR_MIN(bytes, cap);
     r->world_peer = world_src;
-    if (n == 0 || cr_xport_can_read(world_src)) {
+    if (n == 0 || cr_xport_pull_preferred(world_src)) {
         void *dst = cr_dtype_is_contig(r->dt) ? (char *)r->buf + r->dt->true_lb : (r->tmp = malloc(n));
         struct iovec l = {dst, n}, rem = {(void *)(uintptr_t)addr, n};
         if (n == 0 || (dst && cr_xport_read(world_src, &l, 1, &rem, 1) == 0)) {

@@ -150,6 +150,11 @@ bool cr_xport_can_read(int peer)
     return X.route[peer] == X.self_local || cr_shm_can_read();
 }
 
+bool cr_xport_pull_preferred(int peer)
+{
+    return X.route[peer] == X.self_local || cr_shm_pull_preferred(X.route[peer]);
+}
+
 void cr_xport_sleep(bool (*ready)(void *), void *arg)
 {
     if (X.self_head)

@@ -56,6 +56,11 @@ int cr_xport_poll(void);
 int cr_xport_read(int src, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
 /* True when cr_xport_read may work towards `peer` (it may still fail once, then never again). */
 bool cr_xport_can_read(int peer);
+/* True when the receiver of a large message from `peer` should read it itself rather than ask
+ * `peer` to send it: where single copy is the policy (cr_xport_can_read), and also where it is
+ * allowed and `peer` is not making progress now (computing between MPI calls), so that a
+ * message sent with MPI_Isend moves while its sender computes. */
+bool cr_xport_pull_preferred(int peer);
 
 /* Waiting: a process that found nothing to do may sleep until a peer sends it a frame or
  * wakes it. cr_xport_sleep() announces the sleep, then checks `ready(arg)` (and its rings) once

@@ -54,7 +54,9 @@ CR_TUNABLE(tune_ring_size, COURIER_SHM_RING_SIZE, CR_TUNE_SIZE, "0",
            "bytes of each shared-memory ring between two processes (a power of two, 8K..64M); 0 picks by process count");
 CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|0", 0, 4,
               "move large messages with one copy through cross-memory attach (process_vm_readv) instead of a "
-              "pipelined copy through the rings; auto does so when processes outnumber cores (see doc/design/shm.md)");
+              "pipelined copy through the rings; auto does so when processes outnumber cores, and when the sender "
+              "is not inside MPI (it computes after MPI_Isend), so the message moves meanwhile; off never "
+              "(see doc/design/shm.md)");
 CR_TUNABLE_EX(tune_seq_start, COURIER_DEBUG_SEQ_START, CR_TUNE_INT, "1", NULL, 1, UINT32_MAX,
               "for testing: the first value of the 32-bit frame and collective counters (set just below 2^32 = "
               "4294967296 to run across their wrap-around); every process of a job must have the same value");
@@ -77,6 +79,7 @@ typedef struct shm_proc {
     uint64_t cpus[16];               /* the CPUs it may run on (1024 bits), for the oversubscription test */
     _Alignas(CELL) atomic_uint bell; /* futex word: peers increment it to wake us */
     atomic_uint sleeping;
+    _Alignas(CELL) atomic_uint polls; /* rounds of progress it made: moves while it is inside MPI */
 } shm_proc;
 
 typedef struct shm_ctrl {
@@ -89,7 +92,8 @@ typedef struct frame_hdr {
     cr_xenv env;
 } frame_hdr;
 
-_Static_assert(sizeof(shm_proc) == 4 * CELL, "shm_proc: identity and CPUs, then the doorbell on a line of its own");
+_Static_assert(sizeof(shm_proc) == 5 * CELL,
+               "shm_proc: identity and CPUs, then the doorbell and the progress count on lines of their own");
 _Static_assert(sizeof(shm_ctrl) == CELL, "shm_ctrl is one cache line");
 _Static_assert(sizeof(frame_hdr) == HDR_BYTES, "frame header layout");
 _Static_assert(offsetof(frame_hdr, env) == 8, "frame header layout");
@@ -122,7 +126,8 @@ static struct {
     out_ring *out;
     in_ring *in;
     bool sleep_mode;
-    bool cma_ok;
+    bool cma_ok;     /* single copy is allowed (not turned off, and not refused by the kernel) */
+    bool cma_prefer; /* and preferred to the pipelined copy whatever the sender does */
     size_t coll_off, coll_bytes; /* the collective component's region */
     int poll_start;
 } S = {.fd = -1};
@@ -287,7 +292,8 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
      * it) through a ring that stays in cache? With a core each, the pipeline wins (about twice
      * the bandwidth measured here); sharing cores, the single copy wins (about four times):
      * see doc/performance.md. */
-    S.cma_ok = tune_cma == 1 || tune_cma == 3 || (tune_cma == 0 && oversubscribed);
+    S.cma_ok = tune_cma != 2 && tune_cma != 4;
+    S.cma_prefer = tune_cma == 1 || tune_cma == 3 || (tune_cma == 0 && oversubscribed);
     return 0;
 }
 
@@ -327,7 +333,28 @@ bool cr_shm_sleep_mode(void)
 
 bool cr_shm_can_read(void)
 {
-    return S.cma_ok;
+    return S.cma_ok && S.cma_prefer;
+}
+
+/* Whether `local` is making progress now: its count of progress rounds moves within a few
+ * microseconds (it is inside MPI, waiting or polling), or not (it computes, or sleeps). */
+static bool peer_active(int local)
+{
+    atomic_uint *polls = &S.procs[local].polls;
+    unsigned first = atomic_load_explicit(polls, memory_order_relaxed);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        if (atomic_load_explicit(polls, memory_order_relaxed) != first)
+            return true;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 4000);
+    return false;
+}
+
+bool cr_shm_pull_preferred(int local)
+{
+    return S.cma_ok && (S.cma_prefer || !peer_active(local));
 }
 
 static inline uint64_t cells_for(size_t len)
@@ -419,6 +446,8 @@ int cr_shm_poll(cr_xport_handler *handler)
     int got = 0, n = S.n;
     if (n <= 1)
         return 0;
+    atomic_uint *polls = &S.procs[S.me].polls; /* one writer: no read-modify-write needed */
+    atomic_store_explicit(polls, atomic_load_explicit(polls, memory_order_relaxed) + 1, memory_order_relaxed);
     /* Start at a different peer each time, so a chatty peer cannot starve the others. */
     int start = S.poll_start = S.poll_start + 1 < n ? S.poll_start + 1 : 0;
     for (int k = 0; k < n; k++) {

@@ -13,6 +13,9 @@ size_t cr_shm_max_frame(void);
 int cr_shm_poll(cr_xport_handler *h);
 int cr_shm_read(int local, const struct iovec *liov, int nl, const struct iovec *riov, int nr);
 bool cr_shm_can_read(void);
+/* Whether a receiver should pull a message from `local` with one copy now: always when that is
+ * the policy, and otherwise when the sender is not inside MPI to stream it (overlap). */
+bool cr_shm_pull_preferred(int local);
 void cr_shm_sleep(bool (*ready)(void *), void *arg);
 
 /* For the shared-memory collective component (src/coll/node.c), the one user of shared memory
