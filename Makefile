@@ -8,6 +8,9 @@
 #   make check-sanitize        build with AddressSanitizer + UndefinedBehaviorSanitizer and test
 #   make regen                 regenerate include/mpi.h; make regen-check verifies it is current
 #   make bench                 run the benchmarks side by side with other MPIs (see bench/)
+#   make conformance           install into build-conformance/prefix and run MPICH's own test
+#                              suite against it (test/conformance/; fails on any test that does
+#                              not do what test/conformance/expected-failures.txt expects)
 #
 # CMake and Ninja do the work; this file only picks directories and options. The generators
 # need the MPI Forum's API data (PyPI package pympistandard): when Python cannot import it,
@@ -15,6 +18,7 @@
 
 BUILD ?= build
 SAN_BUILD ?= build-sanitize
+CONF_BUILD ?= build-conformance
 PREFIX ?= /usr/local
 JOBS ?= 2
 PYMPISTANDARD = pympistandard==0.2.0
@@ -22,7 +26,7 @@ PYDEPS = $(CURDIR)/build-pydeps
 CMAKE_OPTS = -G Ninja -DCOURIER_PYDEPS=$(PYDEPS) $(if $(COURIER_WERROR),-DCOURIER_WERROR=ON)
 CTEST_OPTS = --output-on-failure -j $(JOBS) $(if $(TESTS),-R '$(TESTS)')
 
-.PHONY: all demo check check-sanitize install regen regen-check bench clean pydeps
+.PHONY: all demo check check-sanitize install regen regen-check bench conformance clean pydeps
 
 all: $(BUILD)/build.ninja pydeps
 	cmake --build $(BUILD) -j $(JOBS)
@@ -59,5 +63,11 @@ regen-check: $(BUILD)/build.ninja pydeps
 bench: all
 	python3 bench/compare.py --markdown $(BUILD)/bench.md
 
+# Its own build and prefix, so that it never disturbs build/; the suite is fetched once into
+# ~/.cache/courier-conformance (Debian's mpich source package).
+conformance:
+	$(MAKE) --no-print-directory install BUILD=$(CONF_BUILD)/build PREFIX=$(abspath $(CONF_BUILD))/prefix
+	JOBS=$(JOBS) test/conformance/run.sh $(abspath $(CONF_BUILD))/prefix $(abspath $(CONF_BUILD))
+
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(CONF_BUILD)

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# test/conformance/run.sh -- run MPICH's own test suite (test/mpi of MPICH 4.0.2, from Debian's
+# mpich source package) against an installed Courier and compare the verdicts with the lists
+# beside this script. `make conformance` installs Courier into build-conformance/prefix and calls
+#
+#     test/conformance/run.sh PREFIX WORKDIR
+#
+# Steps: fetch and unpack the suite (installing what that needs, once: see fetch_suite), build and
+# run the chapters Courier implements with ../shared/conformance/mpich-testsuite.sh, run basic/
+# (whose programs print no "No Errors") here, then verdicts.py judges every test:
+#   - a test listed in expected-failures.txt must fail, any other test must pass (or be skipped by
+#     the suite itself), a test listed in flaky.txt may do either;
+#   - an unexpected failure or an unexpected pass fails the run, with the test's output.
+# The last line is "conformance: N passed, N failed, N skipped", where failed counts only the
+# surprises (unexpected failures, unexpected passes, stale list entries) and skipped counts expected failures,
+# flaky failures and the tests the suite skips itself.
+#
+# Environment (defaults in brackets):
+#   CONFORMANCE_DIRS     suite directories to run [init pt2pt coll comm group basic attr errhan
+#                        info mpi_t errors/attr errors/coll errors/comm errors/group errors/pt2pt]
+#   CONFORMANCE_TIMEOUT  seconds per test without a timeLimit= of its own [60]
+#   CONFORMANCE_TIMEOUT_MAX  hard cap in seconds for any test [120]
+#   CONFORMANCE_CACHE    where the Debian source package is kept [~/.cache/courier-conformance]
+#   CONFORMANCE_SUITE    an unpacked MPICH release (the directory holding test/mpi): skips the fetch
+#   CONFORMANCE_SHARED   the shared driver scripts [<repo>/../shared/conformance]
+#   JOBS                 build parallelism [2]
+#   TS_FRESH=0           reuse the suite's previous configure and build (quick reruns)
+# Exit status: 0 all as expected, 1 surprises, 2 setup error.
+set -uo pipefail
+
+die() { echo "conformance: $*" >&2; exit 2; }
+[ $# -eq 2 ] || die "usage: $0 PREFIX WORKDIR (make conformance does this for you)"
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+PREFIX=$(cd "$1" 2>/dev/null && pwd) || die "no Courier installed at $1"
+mkdir -p "$2" && WORK=$(cd "$2" && pwd) || die "cannot create $2"
+[ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mpiexec" ] || die "no bin/mpicc and bin/mpiexec under $PREFIX"
+
+SUITE_VERSION=4.0.2                       # the version expected-failures.txt was written for
+DIRS=${CONFORMANCE_DIRS:-"init pt2pt coll comm group basic attr errhan info mpi_t errors/attr errors/coll errors/comm errors/group errors/pt2pt"}
+TIMEOUT=${CONFORMANCE_TIMEOUT:-60}
+TIMEOUT_MAX=${CONFORMANCE_TIMEOUT_MAX:-120}
+CACHE=${CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/courier-conformance}
+SHARED=${CONFORMANCE_SHARED:-$root/../shared/conformance}
+JOBS=${JOBS:-2}
+[ -x "$SHARED/mpich-testsuite.sh" ] || die "no mpich-testsuite.sh in $SHARED (the shared/ checkout beside the repository)"
+start=$(date +%s)
+
+# ---------------------------------------------------------------- what the suite needs
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
+apt_updated=0
+apt_install() {
+    command -v apt-get >/dev/null || die "please install: $* (no apt-get here)"
+    echo "== installing $*"
+    export DEBIAN_FRONTEND=noninteractive
+    if [ $apt_updated = 0 ]; then as_root apt-get update -qq || die "apt-get update failed"; apt_updated=1; fi
+    as_root apt-get install -y -qq "$@" >/dev/null || die "apt-get install $* failed"
+}
+need=()
+perl -MTime::HiRes -e1 2>/dev/null || need+=(perl)      # runtests is Perl (Time::HiRes: not in perl-base)
+command -v make >/dev/null || need+=(make)
+command -v timeout >/dev/null || need+=(coreutils)
+command -v xz >/dev/null || need+=(xz-utils)
+command -v cc >/dev/null || need+=(gcc)
+((${#need[@]})) && apt_install "${need[@]}"
+
+# ---------------------------------------------------------------- fetch the suite
+# Debian's source package carries MPICH's release tarball, whose test/mpi has a generated
+# configure (no autotools needed). Idempotent: the tarball is kept in $CACHE, and deb-src entries
+# are added only when apt has none (in zz-src.sources, as ../shared/conformance/get-mpich-test-deb.sh
+# does, so the two agree).
+ensure_deb_src() {
+    grep -rqsE '^(deb-src |Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+    echo "== adding deb-src entries to apt's sources" >&2
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+            | as_root tee /etc/apt/sources.list.d/zz-src.sources >/dev/null || die "cannot write apt sources (run as root)"
+    elif grep -qsE '^deb ' /etc/apt/sources.list; then
+        sed -n 's/^deb /deb-src /p' /etc/apt/sources.list \
+            | as_root tee /etc/apt/sources.list.d/zz-src.list >/dev/null || die "cannot write apt sources (run as root)"
+    else
+        die "no Debian apt sources found; set CONFORMANCE_SUITE to an unpacked MPICH $SUITE_VERSION release"
+    fi
+    apt_updated=0
+}
+fetch_suite() {
+    mkdir -p "$CACHE" || die "cannot create $CACHE"
+    local tarball
+    tarball=$(ls "$CACHE"/mpich_"$SUITE_VERSION".orig.tar.xz "$CACHE"/mpich_*.orig.tar.xz 2>/dev/null | head -n1)
+    if [ -z "$tarball" ]; then
+        command -v apt-get >/dev/null || die "no apt-get: put mpich_$SUITE_VERSION.orig.tar.xz in $CACHE or set CONFORMANCE_SUITE"
+        ensure_deb_src
+        if [ $apt_updated = 0 ]; then as_root apt-get update -qq || die "apt-get update failed"; apt_updated=1; fi
+        echo "== fetching Debian's mpich source package into $CACHE" >&2
+        (cd "$CACHE" && apt-get source --download-only mpich) > "$CACHE/apt-source.log" 2>&1 \
+            || { cat "$CACHE/apt-source.log" >&2; die "apt-get source mpich failed"; }
+        tarball=$(ls "$CACHE"/mpich_*.orig.tar.xz 2>/dev/null | head -n1)
+        [ -n "$tarball" ] || die "apt-get source mpich gave no mpich_*.orig.tar.xz"
+    fi
+    local top
+    top=$(tar tJf "$tarball" | awk -F/ 'NR==1 {print $1}')
+    if [ ! -x "$CACHE/$top/test/mpi/configure" ]; then
+        echo "== unpacking test/mpi of $(basename "$tarball")" >&2
+        (cd "$CACHE" && tar xJf "$tarball" "$top/test/mpi") || die "cannot unpack $tarball"
+    fi
+    echo "$CACHE/$top"
+}
+if [ -n "${CONFORMANCE_SUITE:-}" ]; then SRC=$CONFORMANCE_SUITE; else SRC=$(fetch_suite) || exit 2; fi
+[ -x "$SRC/test/mpi/configure" ] || die "no test/mpi/configure under $SRC"
+version=$(sed -n 's/^PACKAGE_VERSION=.\([^"'"'"']*\).*/\1/p' "$SRC/test/mpi/configure" | head -n1)
+echo "== MPICH test suite ${version:-(unknown version)} from $SRC"
+[ "$version" = "$SUITE_VERSION" ] || echo "   WARNING: expected-failures.txt was written for MPICH $SUITE_VERSION's suite"
+
+# ---------------------------------------------------------------- build and run
+# runtests skips tests that need more memory (mem=GB in a testlist) than this.
+export MPITEST_MEMORY_TOTAL=${MPITEST_MEMORY_TOTAL:-$(awk '/^MemAvailable:/ {print int($2 / 1048576)}' /proc/meminfo)}
+SUITE=$WORK/suite
+RES=$SUITE/results
+driver_dirs=$(printf '%s\n' $DIRS | grep -vx basic | tr '\n' ' ')
+has_basic=$(printf '%s\n' $DIRS | grep -cx basic)
+[ -n "${driver_dirs// /}" ] || driver_dirs=basic    # the driver still configures and builds; basic/ is judged below
+# The driver's own summary lines ("N passed, N failed") would read like this run's verdict to a
+# log reader, so they go only to the log; verdicts.py prints the summary that counts.
+env MPICC="$PREFIX/bin/mpicc" MPIEXEC="$PREFIX/bin/mpiexec" TS_SRC="$SRC" TS_BUILD="$SUITE" \
+    TS_DIRS="$driver_dirs" TS_TIMEOUT="$TIMEOUT" TS_TIMEOUT_MAX="$TIMEOUT_MAX" TS_JOBS="$JOBS" \
+    "$SHARED/mpich-testsuite.sh" 2>&1 | tee "$WORK/driver.log" \
+    | grep --line-buffered -E '^(== |   configure\+build|   WARNING|mpich-testsuite:)'
+rc=${PIPESTATUS[0]}
+[ "$rc" -le 1 ] || die "the suite driver failed (status $rc); see $WORK/driver.log"
+
+# basic/ has no testlist upstream and its programs print no "No Errors", which MPICH 4.0.2's
+# runtests insists on: judge them here by exit status (as the driver's TestBench line means to).
+: > "$RES/basic.verdicts"
+if [ "$has_basic" = 1 ]; then
+    echo "== running basic"
+    basic_tests=("self 1" "simple 1" "simple 2" "sendrecv 2" "srtest 2" "wtime 1" "patterns 2")
+    progs=$(printf '%s\n' "${basic_tests[@]}" | cut -d' ' -f1 | sort -u | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    make -k -j"$JOBS" -C "$SUITE/basic" $progs > "$RES/build-basic.log" 2>&1
+    mkdir -p "$RES/basic"
+    tb=$(date +%s)
+    for t in "${basic_tests[@]}"; do
+        set -- $t; log="$RES/basic/$1-$2.log"
+        if [ ! -x "$SUITE/basic/$1" ]; then
+            { echo "Failed to build $1"; grep -E "error|undefined" "$RES/build-basic.log"; } > "$log"; v=fail
+        else
+            (cd "$SUITE/basic" && timeout -k 10 $((TIMEOUT + 10)) "$PREFIX/bin/mpiexec" --timeout "$TIMEOUT" -n "$2" "./$1") > "$log" 2>&1
+            s=$?; echo "exit status $s" >> "$log"
+            if [ $s -eq 0 ]; then v=pass; else v=fail; fi
+        fi
+        printf 'basic/%s %s\t%s\t%s\n' "$1" "$2" "$v" "$log" >> "$RES/basic.verdicts"
+    done
+    awk -F'\t' -v el=$(( $(date +%s) - tb )) '{ n++; if ($2 == "pass") p++; else f++ }
+        END { printf "basic %d %d %d 0 %d\n", n, p, f, el }' "$RES/basic.verdicts" >> "$RES/summary.txt"
+fi
+
+# ---------------------------------------------------------------- judge
+echo
+python3 "$here/verdicts.py" --results "$RES" --dirs "$DIRS" \
+    --expected "$here/expected-failures.txt" --flaky "$here/flaky.txt" --elapsed $(( $(date +%s) - start ))
