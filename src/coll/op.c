@@ -355,6 +355,9 @@ int cr_mpi_reduce_local(const void *inbuf, void *inoutbuf, MPI_Count count, cr_d
         return err;
     if (count > 0 && (!inbuf || !inoutbuf))
         return cr_err(MPI_ERR_BUFFER, "inbuf or inoutbuf is NULL with count=%lld", (long long)count);
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) /* the standard allows it nowhere here */
+        return cr_err(MPI_ERR_BUFFER, "%s is MPI_IN_PLACE, which MPI_Reduce_local does not accept",
+                      inbuf == MPI_IN_PLACE ? "inbuf" : "inoutbuf");
     cr_op_apply(op, inbuf, inoutbuf, count, dt);
     return MPI_SUCCESS;
 }

@@ -28,6 +28,17 @@ static keyval *kv_get(cr_kind kind, int k)
     return kv->kind == kind && !kv->freed ? kv : NULL;
 }
 
+/* A keyval the user freed lives on while attributes are stored under it (MPI 4.1 section 7.7.2:
+ * "the actual free does not transpire until after all references to the key have been freed"):
+ * those attributes can still be read and deleted through it. */
+static keyval *kv_get_in_use(cr_kind kind, int k)
+{
+    if (k < CR_KEYVAL_FIRST || k >= CR_KEYVAL_FIRST + nkeyvals)
+        return NULL;
+    keyval *kv = &keyvals[k - CR_KEYVAL_FIRST];
+    return kv->kind == kind && (!kv->freed || kv->uses > 0) ? kv : NULL;
+}
+
 static const char *kind_word(cr_kind kind)
 {
     return kind == CR_KIND_COMM ? "communicator" : kind == CR_KIND_DATATYPE ? "datatype" : "window";
@@ -117,7 +128,7 @@ int cr_attr_set(cr_kind kind, cr_attr **list, uintptr_t handle, int k, void *val
 
 int cr_attr_get(cr_kind kind, cr_attr *list, int k, void **value, int *flag)
 {
-    if (!kv_get(kind, k))
+    if (!kv_get_in_use(kind, k))
         return cr_err(MPI_ERR_KEYVAL, "keyval=%d is not a valid %s keyval", k, kind_word(kind));
     cr_attr **at = find(&list, k);
     *flag = at != NULL;
@@ -128,7 +139,7 @@ int cr_attr_get(cr_kind kind, cr_attr *list, int k, void **value, int *flag)
 
 int cr_attr_delete(cr_kind kind, cr_attr **list, uintptr_t handle, int k)
 {
-    keyval *kv = kv_get(kind, k);
+    keyval *kv = kv_get_in_use(kind, k);
     if (!kv)
         return cr_err(MPI_ERR_KEYVAL, "keyval=%d is not a valid %s keyval", k, kind_word(kind));
     cr_attr **at = find(list, k);
