@@ -5,8 +5,17 @@
  * behind. The others open it through /proc/<pid>/fd/<fd> (the PMI key-value space carries
  * pid and fd) and map it.
  *
- * Layout: a header, one `shm_proc` per process (its pid and its doorbell), then one ring per
- * ordered pair of processes (sender, receiver).
+ * Layout: a header, one `shm_proc` per process (its pid and its doorbell), the collective
+ * component's region, one ring control line per ordered pair, the "joined" bitmaps (which
+ * processes ever sent to each one), then one ring per ordered pair of processes (sender,
+ * receiver).
+ *
+ * Rings cost only what is used: the segment is a sparse memory file, a ring's pages are touched
+ * when its sender first writes to it, and a receiver polls only the rings of the processes that
+ * joined it: a sender announces itself once, before its first frame to a receiver, by setting
+ * its bit in that receiver's bitmap and counting up the receiver's `joined`; the receiver looks
+ * at the bitmap again when that count moves. So a job of N processes whose processes talk to k
+ * peers each costs N * k rings of memory and k ring polls a round, not N^2 and N.
  *
  * A ring is a single-producer single-consumer byte ring of 64-byte cells. A frame occupies
  * whole cells: a 40-byte header (commit word, length, the 32-byte envelope) and its payload,
@@ -51,7 +60,7 @@
 
 static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start;
 CR_TUNABLE(tune_ring_size, COURIER_SHM_RING_SIZE, CR_TUNE_SIZE, "0",
-           "bytes of each shared-memory ring between two processes (a power of two, 8K..64M); 0 picks by process count");
+           "bytes of each shared-memory ring between two processes (a power of two, 4K..64M); 0 picks by process count");
 CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|0", 0, 4,
               "move large messages with one copy through cross-memory attach (process_vm_readv) instead of a "
               "pipelined copy through the rings; auto does so when processes outnumber cores, and when the sender "
@@ -79,6 +88,7 @@ typedef struct shm_proc {
     uint64_t cpus[16];               /* the CPUs it may run on (1024 bits), for the oversubscription test */
     _Alignas(CELL) atomic_uint bell; /* futex word: peers increment it to wake us */
     atomic_uint sleeping;
+    atomic_uint joined; /* senders that announced themselves in our bitmap (see above) */
     _Alignas(CELL) atomic_uint polls; /* rounds of progress it made: moves while it is inside MPI */
 } shm_proc;
 
@@ -104,6 +114,7 @@ typedef struct out_ring {
     shm_proc *peer;
     uint64_t head, tail_cache;
     uint32_t seq; /* commit word of the next frame */
+    bool announced; /* we set our bit in the receiver's joined bitmap */
 } out_ring;
 
 typedef struct in_ring {
@@ -125,6 +136,10 @@ static struct {
     shm_proc *procs;
     out_ring *out;
     in_ring *in;
+    _Atomic uint64_t *joins; /* [receiver][words]: bit s set when process s joined the receiver */
+    int words;               /* of one bitmap */
+    int *active, nactive;    /* the processes that joined us, whose rings we poll */
+    unsigned joined_seen;    /* our `joined` count when we last read our bitmap */
     bool sleep_mode;
     bool cma_ok;     /* single copy is allowed (not turned off, and not refused by the kernel) */
     bool cma_prefer; /* and preferred to the pipelined copy whatever the sender does */
@@ -140,15 +155,17 @@ static size_t pow2_floor(size_t x)
     return p;
 }
 
-/* Rings shrink as process counts grow, so a node's total stays bounded (untouched pages of the
- * memfd cost nothing; touched ones are memory). */
+/* Rings shrink as process counts grow, so that all of them together stay near 256 MiB: 256 KiB
+ * up to 32 processes, 16 KiB at 128, 4 KiB (frames of under 1 KiB) from 256 on, where the floor
+ * lets them grow again: n(n-1) x 4 KiB is 4 GiB at 1024 processes if every pair talks. Only the
+ * rings of pairs that talk are ever touched (see the top of this file). */
 static size_t pick_ring_bytes(int n)
 {
     if (tune_ring_size)
         return (size_t)tune_ring_size;
     size_t pairs = (size_t)n * (size_t)(n - 1);
     size_t r = pow2_floor((256u << 20) / (pairs ? pairs : 1));
-    return CR_MAX((size_t)16384, CR_MIN(r, (size_t)(256 << 10)));
+    return CR_MAX((size_t)4096, CR_MIN(r, (size_t)(256 << 10)));
 }
 
 /* Do the node's processes outnumber the CPUs they may run on, all together? Each process has
@@ -209,8 +226,8 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     S.n = n;
     if (n <= 1)
         return 0;
-    if (tune_ring_size && (tune_ring_size & (tune_ring_size - 1) || tune_ring_size < 8192 || tune_ring_size > (64 << 20)))
-        return snprintf(why, cap, "COURIER_SHM_RING_SIZE=%lld is not a power of two from 8K to 64M",
+    if (tune_ring_size && (tune_ring_size & (tune_ring_size - 1) || tune_ring_size < 4096 || tune_ring_size > (64 << 20)))
+        return snprintf(why, cap, "COURIER_SHM_RING_SIZE=%lld is not a power of two from 4K to 64M",
                         (long long)tune_ring_size), -1;
     S.ring_bytes = pick_ring_bytes(n);
     S.ncells = S.ring_bytes / CELL;
@@ -219,7 +236,9 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     size_t coll_off = procs_off + (size_t)n * sizeof(shm_proc);
     size_t coll_bytes = ((size_t)CR_SHM_COLL_BYTES(n) + CELL - 1) & ~(size_t)(CELL - 1);
     size_t ctrl_off = coll_off + coll_bytes;
-    size_t rings_off = (ctrl_off + (size_t)n * n * sizeof(shm_ctrl) + 4095) & ~(size_t)4095;
+    S.words = (n + 63) / 64;
+    size_t joins_off = ctrl_off + (size_t)n * n * sizeof(shm_ctrl);
+    size_t rings_off = (joins_off + (size_t)n * S.words * sizeof(uint64_t) + 4095) & ~(size_t)4095;
     S.coll_off = coll_off;
     S.coll_bytes = coll_bytes;
     size_t total = rings_off + (size_t)n * n * S.ring_bytes;
@@ -272,13 +291,17 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     atomic_fetch_add_explicit(&((shm_header *)S.base)->attached, 1, memory_order_release);
     S.out = calloc((size_t)n, sizeof *S.out);
     S.in = calloc((size_t)n, sizeof *S.in);
-    if (!S.out || !S.in)
+    S.active = calloc((size_t)n, sizeof *S.active);
+    S.joins = (_Atomic uint64_t *)(S.base + joins_off);
+    S.nactive = 0;
+    S.joined_seen = 0;
+    if (!S.out || !S.in || !S.active)
         return snprintf(why, cap, "out of memory"), -1;
     shm_ctrl *ctrl = (shm_ctrl *)(S.base + ctrl_off);
     for (int p = 0; p < n; p++) {
         size_t to = (size_t)me * n + p, from = (size_t)p * n + me;
         uint32_t first = cr_shm_seq_start();
-        S.out[p] = (out_ring){S.base + rings_off + to * S.ring_bytes, &ctrl[to], &S.procs[p], 0, 0, first};
+        S.out[p] = (out_ring){S.base + rings_off + to * S.ring_bytes, &ctrl[to], &S.procs[p], 0, 0, first, false};
         S.in[p] = (in_ring){S.base + rings_off + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, first,
                             local_world_ranks[p]};
     }
@@ -315,6 +338,9 @@ void cr_shm_finalize(void)
         close(S.fd);
     free(S.out);
     free(S.in);
+    free(S.active);
+    S.active = NULL;
+    S.nactive = 0;
     S.base = NULL;
     S.fd = -1;
     S.out = NULL;
@@ -373,9 +399,21 @@ static inline size_t ring_put(char *cells, size_t off, const void *src, size_t l
     return off >= ring_bytes ? off - ring_bytes : off;
 }
 
+/* Our first frame to `peer`: set our bit in its bitmap, then count up its `joined` (release:
+ * a receiver that sees the count sees the bit). Its first frame follows, and the bell after
+ * it reaches a sleeping receiver, which re-reads its bitmap when it wakes. */
+static __attribute__((noinline)) void announce(int peer)
+{
+    atomic_fetch_or_explicit(&S.joins[(size_t)peer * S.words + S.me / 64], 1ull << (S.me % 64), memory_order_relaxed);
+    atomic_fetch_add_explicit(&S.procs[peer].joined, 1, memory_order_release);
+    S.out[peer].announced = true;
+}
+
 bool cr_shm_send(int peer, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
 {
     out_ring *o = &S.out[peer];
+    if (CR_UNLIKELY(!o->announced))
+        announce(peer);
     size_t len = n1 + n2;
     uint64_t need = cells_for(len);
     /* Room for the frame, plus (when possible) the next header to clear. */
@@ -441,30 +479,60 @@ static int drain(in_ring *r, cr_xport_handler *handler)
     return got;
 }
 
+/* Adds the processes that joined us since we last looked to the rings we poll. */
+static __attribute__((noinline)) void read_joins(unsigned joined)
+{
+    S.joined_seen = joined;
+    _Atomic uint64_t *mine = &S.joins[(size_t)S.me * S.words];
+    for (int w = 0; w < S.words; w++) {
+        uint64_t bits = atomic_load_explicit(&mine[w], memory_order_acquire);
+        while (bits) {
+            int p = w * 64 + __builtin_ctzll(bits);
+            bits &= bits - 1;
+            bool known = false;
+            for (int a = 0; a < S.nactive && !known; a++)
+                known = S.active[a] == p;
+            if (!known)
+                S.active[S.nactive++] = p;
+        }
+    }
+}
+
+static inline void check_joins(void)
+{
+    unsigned joined = atomic_load_explicit(&S.procs[S.me].joined, memory_order_acquire);
+    if (CR_UNLIKELY(joined != S.joined_seen))
+        read_joins(joined);
+}
+
 int cr_shm_poll(cr_xport_handler *handler)
 {
-    int got = 0, n = S.n;
-    if (n <= 1)
+    int got = 0;
+    if (S.n <= 1)
         return 0;
     atomic_uint *polls = &S.procs[S.me].polls; /* one writer: no read-modify-write needed */
     atomic_store_explicit(polls, atomic_load_explicit(polls, memory_order_relaxed) + 1, memory_order_relaxed);
+    check_joins();
+    int n = S.nactive;
+    if (!n)
+        return 0;
     /* Start at a different peer each time, so a chatty peer cannot starve the others. */
     int start = S.poll_start = S.poll_start + 1 < n ? S.poll_start + 1 : 0;
     for (int k = 0; k < n; k++) {
-        int p = start + k < n ? start + k : start + k - n;
-        if (p != S.me)
-            got += drain(&S.in[p], handler);
+        int a = start + k < n ? start + k : start + k - n;
+        got += drain(&S.in[S.active[a]], handler);
     }
     return got;
 }
 
 static bool anything_pending(void)
 {
-    for (int p = 0; p < S.n; p++) {
-        in_ring *r = &S.in[p];
-        if (p != S.me &&
-            atomic_load_explicit(&((frame_hdr *)(r->cells + (r->pos & S.mask) * CELL))->seq, memory_order_acquire) ==
-                r->seq)
+    if (atomic_load_explicit(&S.procs[S.me].joined, memory_order_acquire) != S.joined_seen)
+        return true;
+    for (int a = 0; a < S.nactive; a++) {
+        in_ring *r = &S.in[S.active[a]];
+        if (atomic_load_explicit(&((frame_hdr *)(r->cells + (r->pos & S.mask) * CELL))->seq, memory_order_acquire) ==
+            r->seq)
             return true;
     }
     return false;
