@@ -3,7 +3,7 @@
 program) and checks what a user sees: the output, the exit status, the failure message, how fast
 a failed job ends, and that nothing is left behind (no process, no zombie, no /dev/shm file).
 
-usage: launcher_test.py --bin BUILD/bin --prog PROG --fatal FATAL CASE
+usage: launcher_test.py --bin BUILD/bin --prog PROG --fatal FATAL --fuzz PMI_FUZZ CASE
        launcher_test.py --list
 
 This process makes itself a child subreaper, so ranks orphaned by a killed mpiexec become its
@@ -43,6 +43,7 @@ class Env:
         self.mpiexec = os.path.join(args.bin, "mpiexec")
         self.prog = args.prog
         self.fatal = args.fatal
+        self.fuzz = args.fuzz
 
 
 def marked_pids(mark):
@@ -138,7 +139,7 @@ def hello(env, np):
     check(len(pids) == np, "ranks are not distinct processes")
 
 
-for _n in (1, 2, 3, 4, 8, 16, 32):
+for _n in (1, 2, 3, 4, 8, 16, 32, 128):
     CASES[f"hello_np{_n}"] = (lambda n: lambda env: hello(env, n))(_n)
 
 
@@ -372,11 +373,266 @@ def bad_options(env):
         check(p.returncode == 2 and text in p.stderr.decode(), f"{args}: {p.returncode} {p.stderr!r}")
 
 
+# ------------------------------------------------------------------ the PMI server under fuzzing
+#
+# pmi_fuzz.c's victim rank (rank 2 of 4) speaks PMI-1 to mpiexec directly and sends one kind of
+# garbage; the other ranks are MPI programs waiting in MPI_Init, or plain PMI clients waiting in
+# the PMI barrier. Whatever it sends, mpiexec must not crash or hang, must name rank 2 and say
+# what was wrong, stop every other rank, exit non-zero, and leave nothing behind. Each entry is
+# what the message says after "mpiexec: rank 2 (pid N) on host H: ".
+
+SANITIZER_REPORT = re.compile(r"ERROR: (Address|Leak)Sanitizer|runtime error:")
+
+FUZZ = {
+    # before init
+    "long_line": r"broke the PMI-1 protocol: a line longer than 4095 bytes; it sent \"aaaa[^\"]*\.\.\. \(4096 bytes\)\"",
+    "long_line_smuggle": r"broke the PMI-1 protocol: a line longer than 4095 bytes",
+    "binary": r"broke the PMI-1 protocol: (a NUL byte|a control character)",
+    "nul_bytes": r"broke the PMI-1 protocol: a NUL byte in a command line; it sent \"cmd=init\\x00pmi_version=1\"",
+    "nul_first": r"broke the PMI-1 protocol: a NUL byte",
+    "control_chars": r"broke the PMI-1 protocol: a control character in a command line; it sent \"cmd=\\x1b\[2J",
+    "get_before_init": r"broke the PMI-1 protocol: 'get' before init",
+    "barrier_before_init": r"broke the PMI-1 protocol: 'barrier_in' before init",
+    "finalize_before_init": r"broke the PMI-1 protocol: 'finalize' before init",
+    "wrong_version": r"broke the PMI-1 protocol: init for PMI version 2",
+    "duplicate_field": r"broke the PMI-1 protocol: a field given twice",
+    "partial_before_init_close": r"broke the PMI-1 protocol: closed its PMI connection in the middle of a command and kept running; it sent \"cmd=in\"",
+    "abort_garbage": r"%zz%4%$",
+    # after init
+    "long_put": r"broke the PMI-1 protocol: a line longer than 4095 bytes; it sent \"cmd=put kvsname=",
+    "binary_after_init": r"broke the PMI-1 protocol: (a NUL byte|a control character)",
+    "no_newline_close": r"broke the PMI-1 protocol: closed its PMI connection in the middle of a command and kept running; it sent \"cmd=get_appnum\"",
+    "no_newline_exit": r"broke the PMI-1 protocol: exited \(status 0\) in the middle of a command; it sent \"cmd=get kvsname=\S+ key=y\"",
+    "close_mid_command": r"broke the PMI-1 protocol: closed its PMI connection in the middle of a command and kept running; it sent \"cmd=put kvsname=\S+ key=a val\"",
+    "close_after_init": r"closed its PMI connection without calling MPI_Finalize, and kept running",
+    "barrier_twice": r"broke the PMI-1 protocol: 'barrier_in' before the reply to its previous command",
+    "init_twice": r"broke the PMI-1 protocol: a second init",
+    "after_finalize": r"broke the PMI-1 protocol: 'get_appnum' after finalize",
+    "put_huge_key": r"broke the PMI-1 protocol: 'put' with a key of 2000 bytes \(get_maxes says at most 511\)",
+    "put_huge_value": r"broke the PMI-1 protocol: 'put' with a value of 3000 bytes \(get_maxes says at most 1023\)",
+    "put_flood": r"broke the PMI-1 protocol: more than \d+ bytes put into the key-value space",
+    "pipeline_flood": r"broke the PMI-1 protocol: 'get_appnum' before the reply to its previous command",
+    "unknown_command": r"broke the PMI-1 protocol: an unknown command 'frobnicate'",
+    "no_cmd": r"broke the PMI-1 protocol: a line without a cmd= field",
+    "not_key_value": r"broke the PMI-1 protocol: a word that is not key=value",
+    "empty_line": r"broke the PMI-1 protocol: an empty line",
+    "put_without_value": r"broke the PMI-1 protocol: 'put' without a value",
+    "get_without_key": r"broke the PMI-1 protocol: 'get' without a key",
+    "too_many_fields": r"broke the PMI-1 protocol: more than 32 fields",
+    "mcmd_unterminated": r"broke the PMI-1 protocol: an mcmd=spawn block of more than 1024 lines",
+    "abort_code_zero": r"fuzz abort with code 0$",
+}
+
+
+def run_fuzz(env, np, kind, others, *extra, timeout=30, extra_env=None):
+    """Runs pmi_fuzz under mpiexec; a hang is a failure (mpiexec is then killed, and its ranks
+    die with it)."""
+    mark = uuid.uuid4().hex
+    e = dict(os.environ)
+    e["COURIER_TEST_MARK"] = mark
+    e.update(extra_env or {})
+    before = shm_entries()
+    cmd = [env.mpiexec, "-n", str(np), env.fuzz, kind, others, *extra]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, env=e, timeout=timeout)
+    except subprocess.TimeoutExpired as t:
+        leftovers_check(mark, before)
+        err = (t.stderr or b"").decode(errors="replace")
+        raise Failure(f"{kind} ({others}): mpiexec did not end the job within {timeout}s; stderr:\n{err[-3000:]}")
+    r = Run(p, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), time.monotonic() - t0)
+    leftovers_check(mark, before)
+    check(not SANITIZER_REPORT.search(r.err), f"{kind} ({others}): a sanitizer report: " + r.describe())
+    return r
+
+
+def fuzz_case(env, kind):
+    for others in ("mpi", "pmi"):
+        r = run_fuzz(env, 4, kind, others)
+        what = f"{kind} with the other ranks as {others} clients"
+        check(0 < r.status < 128 and r.status != 124, f"{what}: exit status {r.status}: " + r.describe())
+        check(re.search(r"(?m)^mpiexec: rank 2 \(pid \d+\) on host \S+: " + FUZZ[kind], r.err),
+              f"{what}: no message naming rank 2 and saying {FUZZ[kind]!r}: " + r.describe())
+        # The message quotes a bounded excerpt, never the megabyte the rank sent.
+        check(len(r.err) < 4096, f"{what}: {len(r.err)} bytes on stderr: " + r.describe())
+        check("\x1b" not in r.err, f"{what}: a control character reached the terminal: " + r.describe())
+        check(r.elapsed < 10, f"{what}: the job took {r.elapsed:.2f}s to end: " + r.describe())
+        check(not re.search(r"rank [013] \(pid", r.err), f"{what}: a rank other than 2 was blamed: " + r.describe())
+
+
+for _kind in FUZZ:
+    CASES[f"pmi_fuzz_{_kind}"] = (lambda k: lambda env: fuzz_case(env, k))(_kind)
+
+
+@case
+def pmi_fuzz_valid(env):
+    """The fuzzer's own control: a rank that follows the protocol (every command, a missing key,
+    a value holding '=') among plain PMI clients, and a refused spawn and publish_name."""
+    for kind in ("valid", "spawn_refused"):
+        r = run_fuzz(env, 4, kind, "pmi")
+        check(r.status == 0 and not r.err, f"{kind}: " + r.describe())
+
+
+@case
+def pmi_fuzz_mutations(env):
+    """Valid commands with random bytes flipped, inserted, deleted, cut, repeated; the rank then
+    exits before finalize, so every job fails, and whatever the line did, mpiexec must blame
+    rank 1 for it, stop cleanly, and not crash."""
+    for seed in range(40):
+        r = run_fuzz(env, 2, "mutate", "pmi", str(seed))
+        what = f"mutation seed {seed}"
+        check(0 < r.status < 128 and r.status != 124, f"{what}: exit status {r.status}: " + r.describe())
+        check(re.search(r"(?m)^mpiexec: rank 1 \(pid \d+\) on host \S+: ", r.err), f"{what}: rank 1 not named: " + r.describe())
+        check(not re.search(r"rank 0 \(pid", r.err), f"{what}: rank 0 was blamed: " + r.describe())
+        check(r.elapsed < 10, f"{what}: the job took {r.elapsed:.2f}s to end: " + r.describe())
+
+
+@case
+def rank_killed_in_startup_barrier(env):
+    """Rank 0, which would publish the node's shared memory, dies right after PMI init while the
+    others wait in MPI_Init's PMI barrier. Its socket closes before mpiexec reaps it: the barrier
+    must not let the others through meanwhile (they would fail to find the segment and abort,
+    and their abort could be reported instead of the death)."""
+    for attempt in range(40):
+        r = run_fuzz(env, 4, "die_after_init", "mpi", extra_env={"FUZZ_VICTIM": "0"})
+        what = f"attempt {attempt}"
+        check(r.status == 128 + 9, f"{what}: exit status {r.status}: " + r.describe())
+        check(re.search(r"(?m)^mpiexec: rank 0 \(pid \d+\) on host \S+: killed by signal 9 \(Killed\)$", r.err),
+              f"{what}: the death of rank 0 is not what was reported: " + r.describe())
+        check(not re.search(r"rank [123] \(pid", r.err) and "Courier:" not in r.err,
+              f"{what}: another rank failed too: " + r.describe())
+
+
+@case
+def inherited_pmi_variables(env):
+    """mpiexec started inside another PMI job (a rank that runs mpiexec, a batch system): the
+    ranks must see this job's PMI_FD, PMI_RANK and PMI_SIZE, not the enclosing ones."""
+    r = run(env, 3, "hello", extra_env={"PMI_FD": "7", "PMI_RANK": "5", "PMI_SIZE": "9", "PMI_PORT": "localhost:1",
+                                        "PMI_ID": "3"})
+    check(r.status == 0, r.describe())
+    ranks = sorted(int(m) for m in re.findall(r"hello rank (\d+) of 3 ", r.out))
+    check(ranks == [0, 1, 2], f"ranks seen: {ranks}: " + r.describe())
+
+
+# ------------------------------------------------------------------ a rank killed mid-operation
+#
+# SIGKILL gives a rank no chance to say anything: mpiexec learns it only from waitpid. The job
+# must still end within a second or two (the asserts allow 5 s), naming the rank and the signal,
+# with no process and no /dev/shm file left, whether the others spin or sleep while they wait.
+
+def killed_mid_run(env, np, args, victim, ready_re, delay_ms, wait, extra_env=None, outside=False):
+    mark = uuid.uuid4().hex
+    e = dict(os.environ)
+    e["COURIER_TEST_MARK"] = mark
+    e["COURIER_WAIT"] = wait
+    e.update(extra_env or {})
+    before = shm_entries()
+    what = f"-n {np} {' '.join(args)} COURIER_WAIT={wait}{' ' + str(extra_env) if extra_env else ''}"
+    p = subprocess.Popen([env.mpiexec, "-n", str(np), env.prog, *args], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e)
+    try:
+        pid = None
+        deadline = time.monotonic() + 60
+        while pid is None:
+            ln = p.stdout.readline().decode()
+            if not ln:
+                raise Failure(f"{what}: the job ended before rank {victim} was ready: {p.stderr.read().decode()}")
+            m = re.match(ready_re, ln)
+            if m and int(m.group(1)) == victim:
+                pid = int(m.group(2))
+            check(time.monotonic() < deadline, f"{what}: rank {victim} never got ready")
+        t_ready = time.monotonic()
+        if outside:
+            time.sleep(delay_ms / 1000)
+            os.kill(pid, signal.SIGKILL)
+        t_kill = t_ready + delay_ms / 1000
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            raise Failure(f"{what}: the job did not end within 30 s of the kill: {err.decode()[-2000:]}")
+        after = time.monotonic() - t_kill
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    err = err.decode(errors="replace")
+    check(p.returncode == 128 + 9, f"{what}: exit status {p.returncode}: {err}")
+    check(re.search(rf"(?m)^mpiexec: rank {victim} \(pid {pid}\) on host \S+: killed by signal 9 \(Killed\)$", err),
+          f"{what}: the message does not name rank {victim} and SIGKILL: {err}")
+    check(not SANITIZER_REPORT.search(err), f"{what}: a sanitizer report: {err}")
+    check(after < 5.0, f"{what}: the job took {after:.2f}s to end after the kill: {err}")
+    leftovers_check(mark, before)
+
+
+XFER_CONFIGS = [(2, "spin", None), (2, "sleep", None), (2, "spin", {"COURIER_SHM_CMA": "on"}),
+                (8, "spin", None), (8, "sleep", None)]
+
+
+@case
+def xfer_sender_killed(env):
+    """Rank 0 dies (SIGKILL) part way through sending a 256 MiB rendezvous message to rank 1."""
+    for np, wait, extra in XFER_CONFIGS:
+        killed_mid_run(env, np, ("xfer", "256", "0", "150"), 0, r"xfer ready (\d+) pid (\d+)", 150, wait, extra)
+
+
+@case
+def xfer_receiver_killed(env):
+    """Rank 1 dies part way through receiving a 256 MiB rendezvous message from rank 0."""
+    for np, wait, extra in XFER_CONFIGS:
+        killed_mid_run(env, np, ("xfer", "256", "1", "150"), 1, r"xfer ready (\d+) pid (\d+)", 150, wait, extra)
+
+
+@case
+def xfer_killed_from_outside(env):
+    for np, wait in ((4, "spin"), (8, "sleep")):
+        killed_mid_run(env, np, ("xfer", "256", "0", "0"), 0, r"xfer ready (\d+) pid (\d+)", 200, wait, outside=True)
+
+
+COLL_CONFIGS = [(4, "spin", 1), (4, "sleep", 0), (8, "spin", 5), (8, "sleep", 7)]
+
+
+@case
+def allreduce_rank_killed(env):
+    """A rank dies inside MPI_Allreduce on MPI_COMM_WORLD (shared-memory collective state)."""
+    for np, wait, victim in COLL_CONFIGS:
+        killed_mid_run(env, np, ("coll", "allreduce", str(victim), "100"), victim, r"coll ready (\d+) pid (\d+)", 100, wait)
+
+
+@case
+def barrier_rank_killed(env):
+    """A rank dies inside MPI_Barrier on MPI_COMM_WORLD."""
+    for np, wait, victim in COLL_CONFIGS:
+        killed_mid_run(env, np, ("coll", "barrier", str(victim), "100"), victim, r"coll ready (\d+) pid (\d+)", 100, wait)
+
+
+@case
+def collective_killed_from_outside(env):
+    for np, wait, op in ((8, "spin", "allreduce"), (8, "sleep", "barrier")):
+        killed_mid_run(env, np, ("coll", op, "3", "0"), 3, r"coll ready (\d+) pid (\d+)", 100, wait, outside=True)
+
+
+# ------------------------------------------------------------------ scale: many more ranks than cores
+
+@case
+def allreduce_np128(env):
+    """128 ranks on a machine of a few cores: Allreduce (sum and max, 1 to 64Ki elements) gives
+    the right answer everywhere."""
+    np = 128
+    r = run(env, np, "allreduce", mpiexec_args=("--timeout", "150"), timeout=170)
+    check(r.status == 0, r.describe())
+    lines = re.findall(r"allreduce rank (\d+) of (\d+) errors (\d+) total (-?\d+)", r.out)
+    check(sorted(int(x[0]) for x in lines) == list(range(np)), f"ranks that reported: {len(lines)}: " + r.describe())
+    check(all(x[1] == str(np) and x[2] == "0" and x[3] == "0" for x in lines), "wrong results: " + r.describe())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin")
     ap.add_argument("--prog")
     ap.add_argument("--fatal")
+    ap.add_argument("--fuzz")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("case", nargs="?")
     args = ap.parse_args()

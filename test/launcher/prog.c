@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static int rank, size;
@@ -38,6 +39,104 @@ static int spam(int lines)
         }
     }
     return 0;
+}
+
+static void kill_self(int sig)
+{
+    (void)sig;
+    kill(getpid(), SIGKILL);
+}
+
+/* In ms milliseconds this process kills itself with SIGKILL, wherever it is then (inside an MPI
+ * call, almost always). */
+static void arm_self_kill(int ms)
+{
+    if (ms <= 0)
+        return;
+    signal(SIGALRM, kill_self);
+    struct itimerval it = {.it_value = {ms / 1000, (ms % 1000) * 1000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* xfer MIB VICTIM DELAY_MS: rank 0 sends MIB-MiB messages to rank 1 (rendezvous), over and over;
+ * the other ranks wait in MPI_Barrier. Ranks 0 and 1 say "xfer ready"; DELAY_MS later the
+ * victim kills itself (DELAY_MS 0: the test kills it). */
+static void xfer(size_t bytes, int victim, int delay)
+{
+    if (rank >= 2) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    char *buf = malloc(bytes);
+    if (!buf) {
+        printf("FAIL: cannot allocate %zu bytes\n", bytes);
+        exit(5);
+    }
+    memset(buf, rank + 1, bytes);
+    printf("xfer ready %d pid %d\n", rank, (int)getpid());
+    fflush(stdout);
+    if (rank == victim)
+        arm_self_kill(delay);
+    for (;;) {
+        if (rank == 0)
+            MPI_Send(buf, (int)bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        else
+            MPI_Recv(buf, (int)bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
+/* coll allreduce|barrier VICTIM DELAY_MS: every rank loops in the collective (Allreduce of 1
+ * and of 64Ki longs, results checked); after 50 rounds the victim says "coll ready", and
+ * DELAY_MS later kills itself (DELAY_MS 0: the test kills it). */
+static void coll_loop(const char *op, int victim, int delay)
+{
+    enum { BIG = 65536 };
+    long *in = malloc(BIG * sizeof *in), *out = malloc(BIG * sizeof *out);
+    for (int i = 0; i < BIG; i++)
+        in[i] = rank + i;
+    for (long it = 0;; it++) {
+        if (!strcmp(op, "barrier")) {
+            MPI_Barrier(MPI_COMM_WORLD);
+        } else {
+            int n = it % 2 ? BIG : 1;
+            MPI_Allreduce(in, out, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+            long want = (long)size * (size - 1) / 2 + (long)(n - 1) * size;
+            if (out[n - 1] != want) {
+                printf("FAIL: rank %d: allreduce gave %ld, not %ld\n", rank, out[n - 1], want);
+                exit(5);
+            }
+        }
+        if (it == 50 && rank == victim) {
+            printf("coll ready %d pid %d\n", rank, (int)getpid());
+            fflush(stdout);
+            arm_self_kill(delay);
+        }
+    }
+}
+
+/* allreduce: sums and maxima of vectors of several lengths, every element checked by every rank;
+ * each rank prints its own count of wrong elements and the job's total. */
+static void allreduce_check(void)
+{
+    static const int lens[] = {1, 7, 1000, 65536};
+    long errors = 0;
+    for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+        int n = lens[l];
+        long *in = malloc((size_t)n * sizeof *in), *out = malloc((size_t)n * sizeof *out);
+        for (int i = 0; i < n; i++)
+            in[i] = (long)rank * (i + 1) + i;
+        MPI_Allreduce(in, out, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        for (int i = 0; i < n; i++)
+            errors += out[i] != (long)(i + 1) * size * (size - 1) / 2 + (long)i * size;
+        MPI_Allreduce(in, out, n, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+        for (int i = 0; i < n; i++)
+            errors += out[i] != (long)(size - 1) * (i + 1) + i;
+        free(in);
+        free(out);
+    }
+    long total = -1;
+    MPI_Allreduce(&errors, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    printf("allreduce rank %d of %d errors %ld total %ld\n", rank, size, errors, total);
 }
 
 int main(int argc, char **argv)
@@ -87,6 +186,12 @@ int main(int argc, char **argv)
         if (rank == victim)
             MPI_Abort(MPI_COMM_WORLD, 7);
         sleep(60);
+    } else if (!strcmp(mode, "xfer")) {
+        xfer((size_t)atol(argv[2]) << 20, atoi(argv[3]), atoi(argv[4]));
+    } else if (!strcmp(mode, "coll")) {
+        coll_loop(argv[2], atoi(argv[3]), atoi(argv[4]));
+    } else if (!strcmp(mode, "allreduce")) {
+        allreduce_check();
     } else if (!strcmp(mode, "hang")) { /* say we are ready, then wait to be stopped */
         printf("ready %d pid %d\n", rank, (int)getpid());
         fflush(stdout);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -259,12 +260,9 @@ static void reaped(job *j, rank_proc *r, int st)
 {
     r->running = false;
     r->status = st;
-    if (r->pmi_fd >= 0) /* act on a last command (finalize, abort) sent just before exiting */
-        pmi_serve(j, r);
-    if (r->pmi_fd >= 0) {
-        close(r->pmi_fd);
-        r->pmi_fd = -1;
-    }
+    pmi_drain(j, r); /* act on a last command (finalize, abort) sent just before exiting */
+    char partial[400];
+    pmi_partial(r, partial, sizeof partial);
     char who[300];
     describe_rank(j, r, who, sizeof who);
     if (r->aborted || j->failing) {
@@ -273,6 +271,10 @@ static void reaped(job *j, rank_proc *r, int st)
         int sig = WTERMSIG(st);
         job_fail(j, 128 + sig, "%s: killed by signal %d (%s)%s", who, sig, strsignal(sig),
                  WCOREDUMP(st) ? ", core dumped" : "");
+    } else if (WIFEXITED(st) && partial[0]) {
+        int code = WEXITSTATUS(st);
+        job_fail(j, code ? code : 1, "%s: broke the PMI-1 protocol: exited (status %d) in the middle of a command; it sent \"%s\"",
+                 who, code, partial);
     } else if (WIFEXITED(st)) {
         int code = WEXITSTATUS(st);
         if (r->finalized) {
@@ -290,7 +292,7 @@ static void reaped(job *j, rank_proc *r, int st)
                      code == 127 ? " (the program could not be started)" : "");
         }
     }
-    pmi_check_barrier(j);
+    pmi_release(j, r); /* after the judgement: a failing job lets no one through a barrier */
 }
 
 static void reap(job *j)
@@ -342,10 +344,27 @@ static int sigfd_setup(sigset_t *set)
     return signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/* Three descriptors per rank (PMI socket, stdout, stderr): raise our soft limit if a large job
+ * needs it. The ranks get the original limit back (spawn.c). */
+static void raise_fd_limit(job *j)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t want = 3 * (rlim_t)j->np + 64;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+        return;
+    j->nofile_soft = (unsigned long long)rl.rlim_cur;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+        j->nofile_raised = true;
+}
+
 int main(int argc, char **argv)
 {
     static job j;
     parse_args(&j, argc, argv);
+    raise_fd_limit(&j);
     gethostname(j.hostname, sizeof j.hostname - 1);
     j.ranks = calloc((size_t)j.np, sizeof *j.ranks);
     if (!j.ranks) {
@@ -387,7 +406,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < j.np; r++) {
             rank_proc *p = &j.ranks[r];
             if (p->pmi_fd >= 0) {
-                pfd[nfds] = (struct pollfd){.fd = p->pmi_fd, .events = POLLIN};
+                pfd[nfds] = (struct pollfd){.fd = p->pmi_fd, .events = (short)(POLLIN | (p->pmi_out_len ? POLLOUT : 0))};
                 who[nfds] = p;
                 what[nfds++] = 'p';
             }
@@ -404,6 +423,7 @@ int main(int argc, char **argv)
         if (live == 0 && !pipes_open)
             break;
         double now = now_seconds();
+        double closed_due = pmi_check_closed(&j, now); /* may fail the job: before the deadlines below */
         if (live == 0 && drain_deadline == 0)
             drain_deadline = now + DRAIN_GRACE;
         if (drain_deadline && now >= drain_deadline)
@@ -415,6 +435,8 @@ int main(int argc, char **argv)
             wake = wake < j.kill_deadline ? wake : j.kill_deadline;
         if (drain_deadline > 0)
             wake = wake < drain_deadline ? wake : drain_deadline;
+        if (closed_due > 0)
+            wake = wake < closed_due ? wake : closed_due;
         int ms = wake >= 1e299 ? -1 : (int)((wake - now) * 1000) + 1;
         if (ms < -1)
             ms = 0;
@@ -435,7 +457,14 @@ int main(int argc, char **argv)
             }
             case 'i': io_stdin_read(&j); break;
             case 'o': io_stdin_write(&j); break;
-            case 'p': pmi_serve(&j, (rank_proc *)who[k]); break;
+            case 'p': {
+                rank_proc *p = who[k];
+                if (pfd[k].revents & POLLOUT)
+                    pmi_flush(&j, p);
+                if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))
+                    pmi_serve(&j, p);
+                break;
+            }
             default: {
                 linebuf *b = who[k];
                 rank_proc *p = (rank_proc *)((char *)b - (what[k] == '0' ? offsetof(rank_proc, out)

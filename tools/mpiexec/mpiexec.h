@@ -13,6 +13,13 @@
 #include <sys/types.h>
 
 #define LINEBUF_MAX 65536
+/* PMI-1 limits. A command line is at most PMI_LINE_MAX bytes with its newline; get_maxes
+ * announces PMI_KEY_MAX and PMI_VAL_MAX (string sizes with their NUL). Anything longer breaks
+ * the protocol and ends the job, as does every other malformed or out-of-order command. */
+#define PMI_LINE_MAX 4096
+#define PMI_KEY_MAX 512
+#define PMI_VAL_MAX 1024
+#define PMI_REPLY_MAX 4096
 
 typedef struct linebuf {
     int fd;            /* read end of the rank's pipe, -1 once closed */
@@ -25,8 +32,15 @@ typedef struct rank_proc {
     int rank;
     pid_t pid;
     int pmi_fd;         /* our end of the PMI socket, -1 once closed */
-    char pmi_in[4096];  /* a partial command line */
+    char pmi_in[PMI_LINE_MAX]; /* received, not yet served: at most one partial command line */
     size_t pmi_len;
+    char pmi_out[PMI_REPLY_MAX]; /* a reply the socket did not take at once */
+    size_t pmi_out_len;
+    bool pmi_early;     /* what is buffered arrived before the reply to an earlier request */
+    int mcmd_lines;     /* inside a multi-line mcmd=spawn ... endcmd: its lines so far */
+    bool pmi_left;      /* finalized, disconnected cleanly, thrown out or reaped: not counted in barriers */
+    double pmi_closed_at; /* its socket closed mid-command, or after init without finalize, while
+                           * it still ran: the job fails unless it exits within a grace period */
     linebuf out, err;
     bool running;       /* not reaped yet */
     bool pmi_started;   /* sent cmd=init: it is an MPI process */
@@ -48,9 +62,13 @@ typedef struct job {
     int *cpus;          /* the CPUs mpiexec may run on */
     char *cpus_env;     /* "COURIER_CPUS=0,1,...": the mask the ranks widen theirs to again */
     double timeout;     /* seconds; 0 means none */
+    bool nofile_raised; /* we raised RLIMIT_NOFILE's soft limit for a large job... */
+    unsigned long long nofile_soft; /* ...from this one, which the ranks get back */
     const char *prog_path;
     rank_proc *ranks;
-    int barrier_count;
+    int barrier_count;  /* ranks in the PMI barrier */
+    int pmi_live;       /* ranks a barrier waits for: started, neither finalized nor disconnected */
+    size_t kvs_bytes, kvs_budget; /* the key-value space's size, and its bound */
     char kvsname[64];
     char hostname[256];
     /* stdin forwarding to rank 0 */
@@ -74,8 +92,20 @@ double now_seconds(void);
 /* pmi_server.c */
 void pmi_server_init(job *j);
 void pmi_server_free(void);
-/* Reads and serves what rank r sent; returns -1 when its socket closed. */
+/* Reads (once) and serves what rank r sent: 1 when it read something, 0 when there was nothing
+ * to read, -1 when the socket is closed (end of file, or closed by us after a protocol error). */
 int pmi_serve(job *j, rank_proc *r);
+/* Writes a pending reply (the socket is writable). */
+void pmi_flush(job *j, rank_proc *r);
+/* The rank was reaped: serves what it sent before exiting (a bounded amount) and closes. */
+void pmi_drain(job *j, rank_proc *r);
+/* The reaped rank (judged by now) no longer counts in barriers: one may be released. */
+void pmi_release(job *j, rank_proc *r);
+/* Fails the job for a rank whose PMI socket closed when it should not have and that kept
+ * running past the grace period; returns the next such deadline (0 when none). */
+double pmi_check_closed(job *j, double now);
+/* Describes a command left incomplete by a rank (for its exit message); empty when none. */
+void pmi_partial(rank_proc *r, char *buf, size_t cap);
 /* Releases a barrier that every live rank has entered (after a rank finished or died). */
 void pmi_check_barrier(job *j);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,17 +21,32 @@ double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* PMI variables that an enclosing job (a launcher that started mpiexec itself, or a rank that
+ * runs mpiexec) may have left in our environment: the ranks must see only ours. getenv returns
+ * the first of two entries, so an inherited PMI_RANK or PMI_FD would win over the one we add. */
+static bool inherited_pmi_var(const char *entry)
+{
+    static const char *const names[] = {"PMI_FD=", "PMI_RANK=", "PMI_SIZE=", "PMI_PORT=", "PMI_ID="};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strncmp(entry, names[i], strlen(names[i])))
+            return true;
+    return false;
+}
+
 /* The environment of one rank: the job's, plus this rank's PMI variables (whose text lives in
  * `vars`, owned by the caller). Free the array, not its strings. */
 static char **rank_env(job *j, int rank, int pmi_fd, char vars[3][32])
 {
-    size_t n = 0;
-    while (j->envp[n])
-        n++;
-    char **env = calloc(n + 5, sizeof *env);
+    size_t total = 0;
+    while (j->envp[total])
+        total++;
+    char **env = calloc(total + 5, sizeof *env);
     if (!env)
         return NULL;
-    memcpy(env, j->envp, n * sizeof *env);
+    size_t n = 0;
+    for (size_t i = 0; i < total; i++)
+        if (!inherited_pmi_var(j->envp[i]))
+            env[n++] = j->envp[i];
     snprintf(vars[0], 32, "PMI_FD=%d", pmi_fd);
     snprintf(vars[1], 32, "PMI_RANK=%d", rank);
     snprintf(vars[2], 32, "PMI_SIZE=%d", j->np);
@@ -54,6 +70,13 @@ static void child(job *j, int rank, char **env, int pmi_fd, int out_w, int err_w
         CPU_ZERO(&set);
         CPU_SET(j->cpus[rank % j->ncpus], &set);
         sched_setaffinity(0, sizeof set, &set);
+    }
+    if (j->nofile_raised) { /* the limit mpiexec raised for itself: the program gets the usual one */
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+            rl.rlim_cur = (rlim_t)j->nofile_soft;
+            setrlimit(RLIMIT_NOFILE, &rl);
+        }
     }
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) /* mpiexec died before the death signal was armed */
@@ -79,12 +102,19 @@ int spawn_ranks(job *j)
 {
     pid_t parent = getpid();
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    /* Ranks that do not get started (a fork that fails part way) have no descriptors: the event
+     * loop must not mistake a zero from calloc for fd 0. */
+    for (int r = 0; r < j->np; r++) {
+        j->ranks[r].rank = r;
+        j->ranks[r].pmi_fd = j->ranks[r].out.fd = j->ranks[r].err.fd = -1;
+    }
     for (int r = 0; r < j->np; r++) {
         rank_proc *p = &j->ranks[r];
         int sv[2], out[2], err[2], in[2] = {devnull, -1};
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || pipe2(out, O_CLOEXEC) ||
             pipe2(err, O_CLOEXEC)) {
-            perror("mpiexec: cannot create pipes for the ranks");
+            fprintf(stderr, "mpiexec: cannot create pipes for rank %d: %s%s\n", r, strerror(errno),
+                    errno == EMFILE ? " (raise the limit: ulimit -n)" : "");
             return -1;
         }
         if (r == 0 && j->stdin_src >= 0 && pipe2(in, O_CLOEXEC)) {
@@ -124,6 +154,7 @@ int spawn_ranks(job *j)
         p->err.fd = err[0];
         p->err.out = 2;
         p->running = true;
+        j->pmi_live++;
     }
     if (devnull >= 0)
         close(devnull);
