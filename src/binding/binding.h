@@ -7,7 +7,7 @@
 #ifndef CR_BINDING_H
 #define CR_BINDING_H
 
-#include "binding/types.h"
+#include "core/types.h"
 #include "comm/comm.h"
 #include "core/error.h"
 #include "core/info.h"

@@ -13,7 +13,7 @@
 
 #include "comm/comm.h"
 #include "coll/op.h"
-#include "core/request.h"
+#include "req/request.h"
 #include "dt/dtype.h"
 
 /* One collective call in flight. */

@@ -1,6 +1,7 @@
 /* runtime.h: the process's MPI life cycle (not started, running, finalized), who it is in the
- * job, and how it ends (finalize or abort). init.c is the one place that knows every layer: it
- * starts them in order at MPI_Init and stops them in reverse at MPI_Finalize. */
+ * job, and how it ends (abort). The data lives here, at the bottom, where every layer can read
+ * it; src/runtime/init.c, at the top, is the one place that knows every layer: it starts them in
+ * order at MPI_Init, stops them in reverse at MPI_Finalize, and registers how a job aborts. */
 #ifndef CR_RUNTIME_H
 #define CR_RUNTIME_H
 
@@ -37,8 +38,11 @@ static inline bool cr_mpi_running(void)
 int cr_err_not_running(void);
 
 /* Ends the job: tells the launcher (which stops every other process) and exits with `code`.
- * `target` is the object whose processes must stop (the whole job, for now). */
+ * `target` is the object whose processes must stop (the whole job, for now). It runs what the
+ * top layer registered (src/runtime/init.c), or, before that, prints `why` and exits. */
 CR_NORETURN void cr_runtime_abort(cr_errobj *target, int code, const char *why);
+typedef void cr_abort_fn(cr_errobj *target, int code, const char *why);
+void cr_runtime_set_abort(cr_abort_fn *fn);
 
 /* Library load: sets up predefined objects; safe to call more than once. */
 void cr_runtime_setup(void);

@@ -125,14 +125,14 @@ int cr_bsend_start(cr_request *r)
     b->live++;
     char *copy = s->data ? s->data : b->base + s->off;
     cr_dt_pack(r->buf, r->count, r->dt, 0, copy, bytes);
-    cr_request *send = cr_request_new(CR_REQ_SEND);
+    cr_request *send = cr_request_new(CR_REQ_SEND, &cr_pt2pt_request_ops);
     if (!send) {
         release(&(cr_request){.owner = s});
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a buffered send");
     }
     cr_pt2pt_prepare(send, CR_REQ_SEND, copy, (MPI_Count)bytes, cr_dtype_get(MPI_BYTE), r->peer, r->tag, r->comm,
                      r->ctx, CR_MODE_STANDARD);
-    cr_request_hold_comm(send);
+    cr_pt2pt_hold_comm(send);
     send->owner = s;
     send->on_complete = release;
     send->freed = 1; /* nobody waits for it: it goes when it completes */
@@ -194,7 +194,7 @@ static int flush(cr_bsend_buf *b)
 
 static int iflush(cr_bsend_buf *b, MPI_Request *request)
 {
-    cr_request *r = cr_request_new(CR_REQ_DONE);
+    cr_request *r = cr_request_new(CR_REQ_DONE, &cr_pt2pt_request_ops);
     if (!r)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a request");
     cr_status_empty(&r->status);

@@ -44,11 +44,11 @@ int cr_mpi_recv(void *buf, MPI_Count count, cr_dtype *dt, int source, int tag, c
 static int start_new(int kind, const void *buf, MPI_Count count, cr_dtype *dt, int peer, int tag, cr_comm *comm,
                      int mode, bool persistent, MPI_Request *request)
 {
-    cr_request *r = cr_request_new(kind);
+    cr_request *r = cr_request_new(kind, &cr_pt2pt_request_ops);
     if (!r)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a request");
     cr_pt2pt_prepare(r, kind, buf, count, dt, peer, tag, comm, comm->ctx, mode);
-    cr_request_hold_comm(r);
+    cr_pt2pt_hold_comm(r);
     if (persistent) {
         r->persistent = 1;
         cr_status_empty(&r->status);
@@ -177,14 +177,16 @@ static int isendrecv(const void *sendbuf, MPI_Count sendcount, cr_dtype *sendtyp
                      void *recvbuf, MPI_Count recvcount, cr_dtype *recvtype, int source, int recvtag, cr_comm *comm,
                      void *owned_copy, MPI_Request *request)
 {
-    cr_request *whole = cr_request_new(CR_REQ_RECV);
-    cr_request *parts[2] = {cr_request_new(CR_REQ_RECV), cr_request_new(CR_REQ_SEND)};
+    cr_request *whole = cr_request_new(CR_REQ_RECV, &cr_pt2pt_request_ops);
+    cr_request *parts[2] = {cr_request_new(CR_REQ_RECV, &cr_pt2pt_request_ops),
+                            cr_request_new(CR_REQ_SEND, &cr_pt2pt_request_ops)};
     if (!whole || !parts[0] || !parts[1]) {
         free(owned_copy);
         return cr_err(MPI_ERR_NO_MEM, "out of memory for requests");
     }
     whole->comm = comm;
-    cr_request_hold_comm(whole);
+    whole->err_target = &comm->eo;
+    cr_pt2pt_hold_comm(whole);
     whole->tmp = owned_copy;
     whole->parts = 2;
     cr_status_empty(&whole->status);
@@ -369,7 +371,7 @@ int cr_mpi_mrecv(void *buf, MPI_Count count, cr_dtype *dt, MPI_Message *message,
 
 int cr_mpi_imrecv(void *buf, MPI_Count count, cr_dtype *dt, MPI_Message *message, MPI_Request *request)
 {
-    cr_request *r = cr_request_new(CR_REQ_RECV);
+    cr_request *r = cr_request_new(CR_REQ_RECV, &cr_pt2pt_request_ops);
     if (!r)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a request");
     *request = cr_request_handle(r);
@@ -388,7 +390,7 @@ int cr_mpi_imrecv(void *buf, MPI_Count count, cr_dtype *dt, MPI_Message *message
         return err;
     }
     cr_pt2pt_prepare(r, CR_REQ_RECV, buf, count, dt, u->src, u->tag, comm, comm->ctx, CR_MODE_STANDARD);
-    cr_request_hold_comm(r);
+    cr_pt2pt_hold_comm(r);
     drop_message_comm(comm);
     cr_pt2pt_recv_message(r, u);
     return MPI_SUCCESS;

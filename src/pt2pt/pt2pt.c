@@ -770,8 +770,39 @@ void cr_pt2pt_prepare(cr_request *r, int kind, const void *buf, MPI_Count count,
     r->peer = peer;
     r->tag = tag;
     r->comm = comm;
+    r->err_target = comm ? &comm->eo : NULL;
     r->ctx = ctx;
     r->mode = (uint8_t)mode;
+}
+
+/* ----------------------------------------------------------------- request operations */
+
+static int request_start(cr_request *r)
+{
+    if (r->kind == CR_REQ_SEND)
+        return r->mode == CR_MODE_BUFFERED ? cr_bsend_start(r) : cr_pt2pt_send_start(r);
+    if (r->kind == CR_REQ_RECV)
+        return cr_pt2pt_recv_post(r);
+    return MPI_SUCCESS;
+}
+
+static int request_cancel(cr_request *r)
+{
+    return r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV ? cr_pt2pt_cancel(r) : MPI_SUCCESS;
+}
+
+static void request_release(cr_request *r)
+{
+    if (r->holds_comm)
+        cr_comm_release(r->comm);
+}
+
+const cr_request_ops cr_pt2pt_request_ops = {request_start, request_cancel, request_release};
+
+void cr_pt2pt_hold_comm(cr_request *r)
+{
+    cr_comm_hold(r->comm);
+    r->holds_comm = 1;
 }
 
 /* Packs a non-contiguous send buffer into r->tmp, which then is what goes on the wire. */
@@ -1012,7 +1043,8 @@ int cr_pt2pt_init(void)
     if (!OQ.head || !OQ.tail || !longs || !CR.used || !CR.taken)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %d send queues", cr_rt.size);
     cr_xport_set_handler(on_frame);
-    cr_progress_add_hook(oq_progress);
+    if (cr_progress_add_hook(oq_progress))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory registering the send queues' progress");
     return MPI_SUCCESS;
 }
 

@@ -29,7 +29,7 @@
 #define CR_PT2PT_H
 
 #include "comm/comm.h"
-#include "core/request.h"
+#include "req/request.h"
 #include "dt/dtype.h"
 
 enum { P_EAGER = 1, P_RTS, P_FIN, P_ACK, P_CTS, P_DATA, P_CANCEL, P_CANCEL_RESP, P_LONG, P_LONG_DATA, P_CREDIT };
@@ -95,6 +95,11 @@ void cr_pt2pt_prepare(cr_request *r, int kind, const void *buf, MPI_Count count,
 /* A communicator with context `ctx` (and ctx + 1) was freed: drops what arrived for it and
  * whatever still arrives for it or an older epoch of its slot. */
 void cr_pt2pt_ctx_close(uint32_t ctx);
+
+/* The request operations of point-to-point requests (start, cancel, release), and making a
+ * request keep its communicator alive while it lives (requests that outlive their call). */
+extern const cr_request_ops cr_pt2pt_request_ops;
+void cr_pt2pt_hold_comm(cr_request *r);
 
 /* Buffered sends (bsend.c). */
 int cr_bsend_start(cr_request *r);

@@ -3,11 +3,13 @@
  * spins on rounds, yields its core now and then, and, when processes outnumber cores, sleeps
  * until a peer sends it something: with more ranks than cores, a spinning rank steals the time
  * the rank it waits for needs. */
-#include "config.h"
+#include "core/config.h"
 #include "request.h"
 #include "xport/xport.h"
 
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int64_t spin_polls, sleep_spin_polls, yields;
 CR_TUNABLE_EX(spin_polls, COURIER_SPIN_POLLS, CR_TUNE_INT, "500", NULL, 1, 100000000,
@@ -18,17 +20,36 @@ CR_TUNABLE_EX(sleep_spin_polls, COURIER_SLEEP_SPIN_POLLS, CR_TUNE_INT, "10", NUL
 CR_TUNABLE_EX(yields, COURIER_YIELDS, CR_TUNE_INT, "4", NULL, 0, 1000000,
               "in sleep mode, how many times a waiting process yields its core before it sleeps");
 
-#define MAX_HOOKS 8
-static cr_progress_hook *hooks[MAX_HOOKS];
-static int nhooks;
+/* The hooks, as many as the layers register (a growing array: the round walks it in order). */
+static cr_progress_hook **hooks;
+static int nhooks, hooks_cap;
 
-void cr_progress_add_hook(cr_progress_hook *hook)
+int cr_progress_add_hook(cr_progress_hook *hook)
 {
     for (int i = 0; i < nhooks; i++)
         if (hooks[i] == hook)
+            return 0;
+    if (nhooks == hooks_cap) {
+        int cap = hooks_cap ? 2 * hooks_cap : 8;
+        cr_progress_hook **grown = realloc(hooks, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        hooks = grown;
+        hooks_cap = cap;
+    }
+    hooks[nhooks++] = hook;
+    return 0;
+}
+
+void cr_progress_remove_hook(cr_progress_hook *hook)
+{
+    for (int i = 0; i < nhooks; i++) {
+        if (hooks[i] == hook) {
+            memmove(&hooks[i], &hooks[i + 1], (size_t)(nhooks - i - 1) * sizeof *hooks);
+            nhooks--;
             return;
-    if (nhooks < MAX_HOOKS)
-        hooks[nhooks++] = hook;
+        }
+    }
 }
 
 int cr_progress(void)

@@ -2,7 +2,7 @@
  * error handlers; error strings and classes; user-added classes, codes and strings. */
 #include "comm/comm.h"
 #include "cr_impl.h"
-#include "error.h"
+#include "core/error.h"
 
 static int create(cr_kind objkind, void (*fn)(void), MPI_Errhandler *out)
 {

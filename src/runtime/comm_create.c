@@ -10,12 +10,12 @@
  * pt2pt drops it instead of matching it on the new one.
  * Communicators made by one split share a slot: their members are disjoint, so their traffic
  * can never meet. */
-#include "attr.h"
 #include "coll/coll.h"
-#include "pt2pt/pt2pt.h"
-#include "comm.h"
+#include "comm/attr.h"
+#include "comm/comm.h"
 #include "core/runtime.h"
 #include "cr_impl.h"
+#include "pt2pt/pt2pt.h"
 
 #include <stdlib.h>
 

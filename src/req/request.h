@@ -12,7 +12,8 @@
 #ifndef CR_REQUEST_H
 #define CR_REQUEST_H
 
-#include "handle.h"
+#include "core/error.h"
+#include "core/handle.h"
 
 struct cr_comm;
 struct cr_dtype;
@@ -22,6 +23,7 @@ typedef enum {
     CR_REQ_SEND = 1,
     CR_REQ_RECV,
     CR_REQ_DONE, /* an operation that completed when it started (MPI_PROC_NULL, empty) */
+    CR_REQ_OTHER, /* anything else: its layer's cr_request_ops say what it does */
 } cr_req_kind;
 
 typedef enum { CR_MODE_STANDARD, CR_MODE_SYNC, CR_MODE_READY, CR_MODE_BUFFERED } cr_send_mode;
@@ -33,8 +35,24 @@ typedef struct cr_waiter {
     int completed;
 } cr_waiter;
 
+struct cr_request;
+struct cr_errobj;
+
+/* What the layer that owns a kind of request does for the calls of this layer: start it again
+ * (MPI_Start of a persistent request), cancel it (MPI_Cancel), and let go of what it holds when
+ * the request goes (a communicator it keeps alive, say). Any of them may be NULL. This layer
+ * never calls a layer above it: point-to-point, collectives, generalized requests and later
+ * one-sided operations each supply their own. */
+typedef struct cr_request_ops {
+    int (*start)(struct cr_request *r);
+    int (*cancel)(struct cr_request *r);
+    void (*release)(struct cr_request *r);
+} cr_request_ops;
+
 typedef struct cr_request {
     cr_obj obj;
+    const cr_request_ops *ops;
+    struct cr_errobj *err_target; /* where an error of the operation is raised (its communicator) */
     uint8_t kind;       /* cr_req_kind */
     uint8_t persistent; /* made by a *_init call: restarted by MPI_Start, freed by MPI_Request_free */
     uint8_t active;     /* persistent: started and not yet completed by a wait or test */
@@ -42,7 +60,7 @@ typedef struct cr_request {
     uint8_t mode;       /* cr_send_mode */
     uint8_t proto;      /* protocol state, owned by pt2pt */
     uint8_t cancel;     /* cancellation state, owned by pt2pt */
-    uint8_t holds_comm; /* keeps `comm` alive until the request is released */
+    uint8_t holds_comm; /* keeps `comm` alive until the request is released (pt2pt's flag) */
     volatile int done;
     MPI_Status status;
     struct cr_request *next, *prev; /* posted-receive queue or a pending-send queue */
@@ -80,10 +98,8 @@ static inline MPI_Request cr_request_handle(const cr_request *r)
     return (MPI_Request)(uintptr_t)r->obj.handle;
 }
 
-/* A new request with one reference (the user's handle). NULL when out of memory. */
-cr_request *cr_request_new(cr_req_kind kind);
-/* Makes the request keep its communicator alive (requests that outlive the call making them). */
-void cr_request_hold_comm(cr_request *r);
+/* A new request with one reference (the user's handle), run by `ops`. NULL when out of memory. */
+cr_request *cr_request_new(cr_req_kind kind, const cr_request_ops *ops);
 /* Drops a reference; releases the request with the last. */
 void cr_request_release(cr_request *r);
 /* Marks the operation complete. A request the user already freed is released. */
@@ -132,6 +148,9 @@ void cr_progress_wait_until(bool (*ready)(void *), void *arg);
 
 /* Hooks the progress engine calls every round (pt2pt's pending sends, collective schedules). */
 typedef int cr_progress_hook(void);
-void cr_progress_add_hook(cr_progress_hook *hook);
+/* Adds a hook (once; adding it again does nothing); -1 when out of memory. Any number may be
+ * added; each round runs them in the order they were added. */
+int cr_progress_add_hook(cr_progress_hook *hook);
+void cr_progress_remove_hook(cr_progress_hook *hook);
 
 #endif

@@ -1,17 +1,16 @@
 /* init.c: MPI_Init and MPI_Finalize (the one place that starts every layer in order and stops
  * them in reverse), MPI_Abort, and the environment queries of chapter 11 (versions, processor
  * name, timers, memory). */
-#include "runtime.h"
-
 #include "coll/coll.h"
 #include "comm/comm.h"
-#include "config.h"
+#include "core/config.h"
+#include "core/info.h"
+#include "core/runtime.h"
 #include "cr_impl.h"
 #include "dt/dtype.h"
-#include "info.h"
 #include "pmi/pmi.h"
 #include "pt2pt/pt2pt.h"
-#include "request.h"
+#include "req/request.h"
 #include "xport/xport.h"
 
 #include <sched.h>
@@ -24,8 +23,9 @@
 #define CR_BUILD_INFO "unknown build"
 #endif
 
-cr_runtime cr_rt;
 extern int64_t cr_verbose;
+
+static CR_NORETURN void job_abort(cr_errobj *target, int code, const char *why);
 
 /* Runs when the library is loaded: predefined objects exist before MPI_Init, so calls allowed
  * at any time (MPI_Info_*, error strings, MPI_T) and handle conversions work from the start. */
@@ -40,6 +40,7 @@ void cr_runtime_setup(void)
     if (done)
         return;
     done = true;
+    cr_runtime_set_abort(job_abort);
     cr_error_setup();
     cr_info_setup();
     cr_dtype_setup();
@@ -49,12 +50,6 @@ void cr_runtime_setup(void)
     cr_op_setup();
 }
 
-int cr_err_not_running(void)
-{
-    if (cr_rt.state == CR_STATE_FINALIZED)
-        return cr_err(MPI_ERR_OTHER, "called after MPI_Finalize");
-    return cr_err(MPI_ERR_OTHER, "called before MPI_Init (or MPI_Init_thread)");
-}
 
 /* The node layout from PMI_process_mapping, "(vector,(first_node,nodes,ranks_per_node),...)":
  * the format MPICH's Hydra and Courier's mpiexec both publish. Returns -1 when absent or
@@ -264,7 +259,9 @@ int cr_mpi_is_thread_main(int *flag)
     return MPI_SUCCESS;
 }
 
-void cr_runtime_abort(cr_errobj *target, int code, const char *why)
+/* The job's way to end (registered with core, which errors reach first): through the launcher
+ * when there is one, which stops every other process. */
+static void job_abort(cr_errobj *target, int code, const char *why)
 {
     (void)target; /* every process of the job stops: no launcher can stop a subset yet */
     int status = code & 0xff;

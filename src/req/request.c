@@ -3,11 +3,8 @@
  * and the status accessors (see request.h). */
 #include "request.h"
 
-#include "comm/comm.h"
 #include "cr_impl.h"
-#include "dt/dtype.h"
-#include "error.h"
-#include "pt2pt/pt2pt.h"
+#include "core/error.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -17,26 +14,22 @@ void cr_request_setup(void)
     cr_pool_setup(CR_KIND_REQUEST, sizeof(cr_request));
 }
 
-cr_request *cr_request_new(cr_req_kind kind)
+cr_request *cr_request_new(cr_req_kind kind, const cr_request_ops *ops)
 {
     cr_request *r = cr_obj_alloc(CR_KIND_REQUEST);
-    if (r)
+    if (r) {
         r->kind = (uint8_t)kind;
+        r->ops = ops;
+    }
     return r;
-}
-
-void cr_request_hold_comm(cr_request *r)
-{
-    cr_comm_hold(r->comm);
-    r->holds_comm = 1;
 }
 
 void cr_request_release(cr_request *r)
 {
     if (!cr_obj_unref(r))
         return;
-    if (r->holds_comm)
-        cr_comm_release(r->comm);
+    if (r->ops && r->ops->release)
+        r->ops->release(r);
     cr_obj_free(r);
 }
 
@@ -70,7 +63,7 @@ static int finish(MPI_Request *h, cr_request *r, MPI_Status *status)
         *h = MPI_REQUEST_NULL;
     }
     if (err)
-        cr_err_target_hint = r->comm ? &r->comm->eo : NULL;
+        cr_err_target_hint = r->err_target;
     return err;
 }
 
@@ -463,10 +456,10 @@ static int start_one(MPI_Request h, int index)
     if (r->active)
         return cr_err(MPI_ERR_REQUEST, "the persistent request%s is already active (wait for it before starting it again)",
                       index >= 0 ? " in the array" : "");
+    if (!r->ops || !r->ops->start)
+        return cr_err(MPI_ERR_REQUEST, "the persistent request%s cannot be started", index >= 0 ? " in the array" : "");
     r->active = 1;
-    if (r->kind == CR_REQ_SEND)
-        return r->mode == CR_MODE_BUFFERED ? cr_bsend_start(r) : cr_pt2pt_send_start(r);
-    return cr_pt2pt_recv_post(r);
+    return r->ops->start(r);
 }
 
 int cr_mpi_start(MPI_Request *request)
@@ -510,8 +503,8 @@ int cr_mpi_cancel(MPI_Request *h)
         return err;
     if (!r)
         return *h == MPI_REQUEST_NULL ? cr_err(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL") : MPI_SUCCESS;
-    if (r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV)
-        return cr_pt2pt_cancel(r);
+    if (r->ops && r->ops->cancel)
+        return r->ops->cancel(r);
     return MPI_SUCCESS;
 }
 
@@ -522,47 +515,6 @@ int cr_mpi_test_cancelled(const MPI_Status *status, int *flag)
 }
 
 /* ----------------------------------------------------------------- status accessors */
-
-int cr_mpi_get_count(const MPI_Status *status, cr_dtype *dt, MPI_Count *count)
-{
-    uint64_t bytes = cr_status_bytes(status);
-    if (dt->size == 0)
-        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
-    else
-        *count = bytes % (uint64_t)dt->size ? MPI_UNDEFINED : (MPI_Count)(bytes / (uint64_t)dt->size);
-    return MPI_SUCCESS;
-}
-
-int cr_mpi_get_elements(const MPI_Status *status, cr_dtype *dt, MPI_Count *count)
-{
-    MPI_Count n = cr_dt_elements(dt, cr_status_bytes(status));
-    *count = n < 0 ? MPI_UNDEFINED : n;
-    return MPI_SUCCESS;
-}
-
-int cr_mpi_get_elements_x(const MPI_Status *status, cr_dtype *dt, MPI_Count *count)
-{
-    return cr_mpi_get_elements(status, dt, count);
-}
-
-int cr_mpi_status_set_elements(MPI_Status *status, cr_dtype *dt, MPI_Count count)
-{
-    if (count < 0)
-        return cr_err(MPI_ERR_COUNT, "count=%lld must not be negative", (long long)count);
-    /* Whole items, then the leading blocks of a partial one (pair types have two elements an
-     * item, of different sizes), so MPI_Get_elements gives `count` back. */
-    MPI_Count per = dt->nblocks ? dt->nblocks : 1;
-    uint64_t bytes = (uint64_t)(count / per) * (uint64_t)dt->size;
-    for (MPI_Count b = 0; b < count % per; b++)
-        bytes += (uint64_t)dt->blocks[b].length;
-    cr_status_set_bytes(status, bytes);
-    return MPI_SUCCESS;
-}
-
-int cr_mpi_status_set_elements_x(MPI_Status *status, cr_dtype *dt, MPI_Count count)
-{
-    return cr_mpi_status_set_elements(status, dt, count);
-}
 
 int cr_mpi_status_set_cancelled(MPI_Status *status, int flag)
 {

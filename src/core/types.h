@@ -1,4 +1,5 @@
-/* types.h: the internal types the generated implementation prototypes (cr_impl.h) name. Each
+/* types.h: the internal types the generated implementation prototypes (cr_impl.h) name (in core,
+ * since every layer that implements MPI calls includes cr_impl.h). Each
  * layer defines its structs in its own header; this file only declares them. */
 #ifndef CR_BINDING_TYPES_H
 #define CR_BINDING_TYPES_H
