@@ -1,6 +1,6 @@
 /* status.c: the status calls that need a datatype: MPI_Get_count, MPI_Get_elements and
  * MPI_Status_set_elements (with their _x forms). The rest of the status calls live with the
- * requests (src/core/request.c). */
+ * requests (src/req/request.c). */
 #include "dtype.h"
 
 #include "core/error.h"
