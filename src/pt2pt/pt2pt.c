@@ -227,7 +227,7 @@ static inline void credit_refund(int dst, uint64_t bytes)
 static bool credit_send(int src)
 {
     cr_penv env = {.type = P_CREDIT, .a = CR.taken[src]};
-    if (!cr_xport_send(src, (cr_xenv *)&env, NULL, 0, NULL, 0))
+    if (!cr_xport_send(src, CR_XCLASS_PT2PT, (cr_xenv *)&env, NULL, 0, NULL, 0))
         return false;
     CR.taken[src] = 0;
     return true;
@@ -305,11 +305,11 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
     case P_EAGER: {
         cr_request *r = req;
         if (cr_dtype_is_contig(r->dt) || r->bytes == 0)
-            return cr_xport_send(dst, (cr_xenv *)env, (char *)r->buf + r->dt->true_lb, r->bytes, NULL, 0);
-        return cr_xport_send(dst, (cr_xenv *)env, r->tmp, r->bytes, NULL, 0);
+            return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, (char *)r->buf + r->dt->true_lb, r->bytes, NULL, 0);
+        return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, r->tmp, r->bytes, NULL, 0);
     }
     case P_RTS:
-        return cr_xport_send(dst, (cr_xenv *)env, &addr, sizeof addr, NULL, 0);
+        return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, &addr, sizeof addr, NULL, 0);
     case P_DATA:
     case P_LONG: {
         cr_request *r = req;
@@ -320,13 +320,13 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
         else if (r->offset) /* the pieces after the first name their message by its request */
             e = (cr_penv){.type = P_LONG_DATA, .a = (uintptr_t)r, .b = r->offset};
         const char *src = r->tmp ? (const char *)r->tmp : (const char *)r->buf + r->dt->true_lb;
-        if (!cr_xport_send(dst, (cr_xenv *)&e, src + r->offset, chunk, NULL, 0))
+        if (!cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&e, src + r->offset, chunk, NULL, 0))
             return false;
         r->offset += chunk;
         return true;
     }
     default:
-        return cr_xport_send(dst, (cr_xenv *)env, NULL, 0, NULL, 0);
+        return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, NULL, 0, NULL, 0);
     }
 }
 
@@ -997,7 +997,7 @@ int cr_pt2pt_send(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int 
     if (CR_LIKELY(mode != CR_MODE_SYNC && cr_dtype_is_contig(dt) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
                   bytes <= cr_xport_max_frame(dst) && credit_take(dst, bytes))) {
         cr_penv env = {.ctx = ctx, .src = comm->rank, .tag = tag, .type = P_EAGER, .a = bytes};
-        if (cr_xport_send(dst, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
+        if (cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
             return MPI_SUCCESS;
         credit_refund(dst, bytes); /* send_start below counts it again */
     }
@@ -1042,7 +1042,7 @@ int cr_pt2pt_init(void)
     CR.taken = calloc((size_t)cr_rt.size, sizeof *CR.taken);
     if (!OQ.head || !OQ.tail || !longs || !CR.used || !CR.taken)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %d send queues", cr_rt.size);
-    cr_xport_set_handler(on_frame);
+    cr_xport_set_handler(CR_XCLASS_PT2PT, on_frame);
     if (cr_progress_add_hook(oq_progress))
         return cr_err(MPI_ERR_NO_MEM, "out of memory registering the send queues' progress");
     return MPI_SUCCESS;

@@ -1,7 +1,9 @@
-/* xport.c: routing frames to the transport that reaches each process (this process itself,
- * or a process on this node through shared memory), and the self transport: frames a process
- * sends to itself wait in a local queue until the next poll, so sending never re-enters the
- * layer above. */
+/* xport.c: routing frames to the transport that reaches each process, chosen per peer at
+ * MPI_Init (this process itself: the self transport below; a process on this node: shared
+ * memory), and delivering arriving frames to the handler of their class.
+ *
+ * The self transport: frames a process sends to itself wait in a local queue until the next
+ * poll, so sending never re-enters the layer above. */
 #include "xport.h"
 
 #include "core/base.h"
@@ -15,22 +17,113 @@
 
 typedef struct self_frame {
     struct self_frame *next;
+    cr_xclass cls;
     cr_xenv env;
     size_t len;
     char data[];
 } self_frame;
 
+/* How one world rank is reached: a transport and its own index of that process. */
+typedef struct route {
+    const cr_xport_ops *ops;
+    int peer;
+} route;
+
 static struct {
-    cr_xport_handler *handler;
-    int *route; /* world rank -> local index on this node (self included), -1 elsewhere */
-    int self_local;
+    cr_xport_handler *handlers[CR_XCLASS_COUNT];
+    route *routes; /* by world rank */
     self_frame *self_head, **self_tail;
 } X = {.self_tail = &X.self_head};
 
-void cr_xport_set_handler(cr_xport_handler *h)
+void cr_xport_set_handler(cr_xclass cls, cr_xport_handler *h)
 {
-    X.handler = h;
+    X.handlers[cls] = h;
 }
+
+void cr_xport_deliver(const cr_xframe *f)
+{
+    cr_xport_handler *h = (unsigned)f->cls < CR_XCLASS_COUNT ? X.handlers[f->cls] : NULL;
+    if (CR_LIKELY(h != NULL)) {
+        h(f);
+        return;
+    }
+    fprintf(stderr, "Courier: a frame of class %d from world rank %d has no handler here: dropped\n", (int)f->cls,
+            f->src);
+}
+
+/* ----------------------------------------------------------------- the self transport */
+
+static bool self_send(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
+{
+    (void)peer;
+    self_frame *f = malloc(sizeof *f + n1 + n2);
+    if (!f)
+        return false;
+    f->next = NULL;
+    f->cls = cls;
+    f->env = *env;
+    f->len = n1 + n2;
+    if (n1)
+        memcpy(f->data, p1, n1);
+    if (n2)
+        memcpy(f->data + n1, p2, n2);
+    *X.self_tail = f;
+    X.self_tail = &f->next;
+    return true;
+}
+
+static size_t self_max_frame(int peer)
+{
+    (void)peer;
+    return (size_t)1 << 20;
+}
+
+static int self_poll(void)
+{
+    int got = 0;
+    /* Deliver only what is queued now: frames the handler sends to itself wait for the next poll. */
+    self_frame *f = X.self_head;
+    X.self_head = NULL;
+    X.self_tail = &X.self_head;
+    while (f) {
+        self_frame *next = f->next;
+        cr_xframe fr = {.src = cr_rt.rank, .cls = f->cls, .env = &f->env, .len = f->len, .p1 = f->data, .n1 = f->len,
+                        .p2 = NULL};
+        cr_xport_deliver(&fr);
+        free(f);
+        f = next;
+        got++;
+    }
+    return got;
+}
+
+/* Our own memory: a plain copy. */
+static int self_read(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote)
+{
+    (void)peer;
+    size_t li = 0, lo = 0, ri = 0, ro = 0;
+    while ((int)li < nlocal && (int)ri < nremote) {
+        size_t n = CR_MIN(local[li].iov_len - lo, remote[ri].iov_len - ro);
+        memcpy((char *)local[li].iov_base + lo, (char *)remote[ri].iov_base + ro, n);
+        lo += n;
+        ro += n;
+        if (lo == local[li].iov_len)
+            li++, lo = 0;
+        if (ro == remote[ri].iov_len)
+            ri++, ro = 0;
+    }
+    return 0;
+}
+
+static bool self_yes(int peer)
+{
+    (void)peer;
+    return true;
+}
+
+static const cr_xport_ops self_ops = {"self", self_send, self_max_frame, self_read, self_yes, self_yes};
+
+/* ----------------------------------------------------------------- routing */
 
 int cr_xport_init(char *why, size_t cap)
 {
@@ -40,14 +133,12 @@ int cr_xport_init(char *why, size_t cap)
                         "(the TCP transport comes later)",
                         cr_rt.nnodes),
                -1;
-    X.route = malloc((size_t)cr_rt.size * sizeof(int));
-    if (!X.route)
+    X.routes = calloc((size_t)cr_rt.size, sizeof *X.routes);
+    if (!X.routes)
         return snprintf(why, cap, "out of memory"), -1;
-    for (int r = 0; r < cr_rt.size; r++)
-        X.route[r] = -1;
     for (int l = 0; l < cr_rt.local_size; l++)
-        X.route[cr_rt.local_world_ranks[l]] = l;
-    X.self_local = cr_rt.local_rank;
+        X.routes[cr_rt.local_world_ranks[l]] = (route){&cr_shm_ops, l};
+    X.routes[cr_rt.rank] = (route){&self_ops, 0};
     return cr_shm_init(cr_rt.local_rank, cr_rt.local_size, cr_rt.local_world_ranks, why, cap);
 }
 
@@ -62,64 +153,26 @@ int cr_xport_finalize(char *why, size_t cap)
         free(f);
     }
     X.self_tail = &X.self_head;
-    free(X.route);
-    X.route = NULL;
+    free(X.routes);
+    X.routes = NULL;
     return 0;
 }
 
-static bool self_send(const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
+bool cr_xport_send(int dst, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
 {
-    self_frame *f = malloc(sizeof *f + n1 + n2);
-    if (!f)
-        return false;
-    f->next = NULL;
-    f->env = *env;
-    f->len = n1 + n2;
-    if (n1)
-        memcpy(f->data, p1, n1);
-    if (n2)
-        memcpy(f->data + n1, p2, n2);
-    *X.self_tail = f;
-    X.self_tail = &f->next;
-    return true;
-}
-
-bool cr_xport_send(int dst, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
-{
-    int local = X.route[dst];
-    if (CR_UNLIKELY(local == X.self_local))
-        return self_send(env, p1, n1, p2, n2);
-    return cr_shm_send(local, env, p1, n1, p2, n2);
+    const route *r = &X.routes[dst];
+    return r->ops->send(r->peer, cls, env, p1, n1, p2, n2);
 }
 
 size_t cr_xport_max_frame(int dst)
 {
-    if (X.route[dst] == X.self_local)
-        return (size_t)1 << 20;
-    return cr_shm_max_frame();
-}
-
-static int self_poll(void)
-{
-    int got = 0;
-    /* Deliver only what is queued now: frames the handler sends to itself wait for the next poll. */
-    self_frame *f = X.self_head;
-    X.self_head = NULL;
-    X.self_tail = &X.self_head;
-    while (f) {
-        self_frame *next = f->next;
-        cr_xframe fr = {.src = cr_rt.rank, .env = &f->env, .len = f->len, .p1 = f->data, .n1 = f->len, .p2 = NULL};
-        X.handler(&fr);
-        free(f);
-        f = next;
-        got++;
-    }
-    return got;
+    const route *r = &X.routes[dst];
+    return r->ops->max_frame(r->peer);
 }
 
 int cr_xport_poll(void)
 {
-    int got = cr_shm_poll(X.handler);
+    int got = cr_shm_poll();
     if (CR_UNLIKELY(X.self_head != NULL))
         got += self_poll();
     return got;
@@ -127,32 +180,20 @@ int cr_xport_poll(void)
 
 int cr_xport_read(int src, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote)
 {
-    int l = X.route[src];
-    if (l == X.self_local) { /* our own memory: a plain copy */
-        size_t li = 0, lo = 0, ri = 0, ro = 0;
-        while ((int)li < nlocal && (int)ri < nremote) {
-            size_t n = CR_MIN(local[li].iov_len - lo, remote[ri].iov_len - ro);
-            memcpy((char *)local[li].iov_base + lo, (char *)remote[ri].iov_base + ro, n);
-            lo += n;
-            ro += n;
-            if (lo == local[li].iov_len)
-                li++, lo = 0;
-            if (ro == remote[ri].iov_len)
-                ri++, ro = 0;
-        }
-        return 0;
-    }
-    return cr_shm_read(l, local, nlocal, remote, nremote);
+    const route *r = &X.routes[src];
+    return r->ops->read(r->peer, local, nlocal, remote, nremote);
 }
 
 bool cr_xport_can_read(int peer)
 {
-    return X.route[peer] == X.self_local || cr_shm_can_read();
+    const route *r = &X.routes[peer];
+    return r->ops->can_read(r->peer);
 }
 
 bool cr_xport_pull_preferred(int peer)
 {
-    return X.route[peer] == X.self_local || cr_shm_pull_preferred(X.route[peer]);
+    const route *r = &X.routes[peer];
+    return r->ops->pull_preferred(r->peer);
 }
 
 void cr_xport_sleep(bool (*ready)(void *), void *arg)

@@ -1,11 +1,15 @@
 /* xport.h: the transports that move bytes between processes (self, shared memory; TCP later),
  * behind one narrow interface.
  *
- * A transport knows processes by world rank and moves *frames*: an opaque 32-byte envelope
- * (its meaning belongs to pt2pt) plus a payload. It never knows about communicators, tags or
- * datatypes. Frames between one pair of processes are delivered in the order they were sent.
- * Delivery happens inside cr_xport_poll(), which calls the handler pt2pt registered, once per
- * frame; the frame's memory is valid only during that call.
+ * A transport knows processes by world rank and moves *frames*: a class, an opaque 32-byte
+ * envelope (its meaning belongs to the layer of that class) and a payload. It never knows about
+ * communicators, tags or datatypes. Frames of one class between one pair of processes are
+ * delivered in the order they were sent. Delivery happens inside cr_xport_poll(), which calls
+ * the handler the frame's class registered, once per frame; the frame's memory is valid only
+ * during that call.
+ *
+ * Each peer is reached by one transport, chosen at MPI_Init (cr_xport_ops: send, frame size,
+ * single-copy read); this file's functions route to it.
  *
  * Large messages do not travel as frames: the receiver pulls them straight from the sender's
  * memory with cr_xport_read() when the transport can (cross-memory attach on one node). */
@@ -17,6 +21,16 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+/* Who a frame is for: each layer that talks over the transports registers a handler for its
+ * class, so one-sided or collective traffic never passes through point-to-point matching. */
+typedef enum {
+    CR_XCLASS_PT2PT,   /* point-to-point messages and their protocol frames */
+    CR_XCLASS_COLL,    /* collective algorithms that talk in frames of their own */
+    CR_XCLASS_RMA,     /* one-sided communication */
+    CR_XCLASS_CONTROL, /* the library's own control traffic */
+    CR_XCLASS_COUNT
+} cr_xclass;
+
 /* The envelope: 32 bytes owned by the layer above; transports copy it verbatim. */
 typedef struct cr_xenv {
     uint64_t w[4];
@@ -25,6 +39,7 @@ typedef struct cr_xenv {
 /* A received frame. Its payload may be split in two pieces (a ring wrapped around). */
 typedef struct cr_xframe {
     int src;               /* world rank of the sender */
+    cr_xclass cls;
     const cr_xenv *env;
     size_t len;            /* payload bytes */
     const char *p1, *p2;   /* payload: n1 bytes at p1, then len - n1 at p2 */
@@ -40,12 +55,26 @@ static inline void cr_xframe_copy(const cr_xframe *f, void *dst, size_t offset, 
 int cr_xport_init(char *why, size_t cap);
 /* MPI_Finalize: closes them; every frame sent has been delivered by then. */
 int cr_xport_finalize(char *why, size_t cap);
-void cr_xport_set_handler(cr_xport_handler *h);
+/* Frames of class `cls` go to `h` (the last handler set wins; none set: the frame is dropped
+ * with a message, a bug). */
+void cr_xport_set_handler(cr_xclass cls, cr_xport_handler *h);
+/* Called by transports for every frame they deliver. */
+void cr_xport_deliver(const cr_xframe *f);
+
+/* A transport, as the routing sees it. `peer` is the transport's own index of the process. */
+typedef struct cr_xport_ops {
+    const char *name;
+    bool (*send)(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
+    size_t (*max_frame)(int peer);
+    int (*read)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
+    bool (*can_read)(int peer);       /* single copy is the policy towards it */
+    bool (*pull_preferred)(int peer); /* single copy is better now (see cr_xport_pull_preferred) */
+} cr_xport_ops;
 
 /* Sends one frame to world rank `dst`, or returns false (nothing sent) when the way there is
  * full for now: the caller makes progress and tries again later. `len` is at most
  * cr_xport_max_frame(dst). Two payload pieces are sent back to back (header + data). */
-bool cr_xport_send(int dst, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
+bool cr_xport_send(int dst, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
 size_t cr_xport_max_frame(int dst);
 
 /* Delivers pending frames to the handler; returns how many. */

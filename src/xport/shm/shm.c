@@ -98,7 +98,7 @@ typedef struct shm_ctrl {
 
 typedef struct frame_hdr {
     _Atomic uint32_t seq;
-    uint32_t len;
+    uint32_t len_cls; /* payload bytes (below 2^24: frames are at most a quarter of 64 MiB) | class << 24 */
     cr_xenv env;
 } frame_hdr;
 
@@ -347,8 +347,9 @@ void cr_shm_finalize(void)
     S.in = NULL;
 }
 
-size_t cr_shm_max_frame(void)
+static size_t shm_max_frame(int peer)
 {
+    (void)peer;
     return S.ring_bytes / 4 - HDR_BYTES;
 }
 
@@ -357,8 +358,9 @@ bool cr_shm_sleep_mode(void)
     return S.sleep_mode;
 }
 
-bool cr_shm_can_read(void)
+static bool shm_can_read(int peer)
 {
+    (void)peer;
     return S.cma_ok && S.cma_prefer;
 }
 
@@ -378,7 +380,7 @@ static bool peer_active(int local)
     return false;
 }
 
-bool cr_shm_pull_preferred(int local)
+static bool shm_pull_preferred(int local)
 {
     return S.cma_ok && (S.cma_prefer || !peer_active(local));
 }
@@ -409,7 +411,7 @@ static __attribute__((noinline)) void announce(int peer)
     S.out[peer].announced = true;
 }
 
-bool cr_shm_send(int peer, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
+static bool shm_send(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
 {
     out_ring *o = &S.out[peer];
     if (CR_UNLIKELY(!o->announced))
@@ -424,7 +426,7 @@ bool cr_shm_send(int peer, const cr_xenv *env, const void *p1, size_t n1, const 
     }
     size_t start = (size_t)(o->head & S.mask) * CELL;
     frame_hdr *h = (frame_hdr *)(o->cells + start);
-    h->len = (uint32_t)len;
+    h->len_cls = (uint32_t)len | (uint32_t)cls << 24;
     h->env = *env;
     size_t off = start + HDR_BYTES;
     if (n1)
@@ -451,7 +453,7 @@ bool cr_shm_send(int peer, const cr_xenv *env, const void *p1, size_t n1, const 
 #define DRAIN_BATCH 32
 
 /* Delivers the frames waiting in one ring; returns how many. */
-static int drain(in_ring *r, cr_xport_handler *handler)
+static int drain(in_ring *r)
 {
     int got = 0;
     while (got < DRAIN_BATCH) {
@@ -461,10 +463,10 @@ static int drain(in_ring *r, cr_xport_handler *handler)
         size_t off = (size_t)(r->pos & S.mask) * CELL + HDR_BYTES;
         if (off >= S.ring_bytes)
             off -= S.ring_bytes;
-        size_t len = h->len;
-        cr_xframe f = {.src = r->world_src, .env = &h->env, .len = len, .p1 = r->cells + off,
-                       .n1 = CR_MIN(len, S.ring_bytes - off), .p2 = r->cells};
-        handler(&f);
+        size_t len = h->len_cls & 0xffffff;
+        cr_xframe f = {.src = r->world_src, .cls = (cr_xclass)(h->len_cls >> 24), .env = &h->env, .len = len,
+                       .p1 = r->cells + off, .n1 = CR_MIN(len, S.ring_bytes - off), .p2 = r->cells};
+        cr_xport_deliver(&f);
         r->pos += cells_for(len);
         r->seq = next_seq(r->seq);
         atomic_store_explicit(&r->ctrl->tail, r->pos, memory_order_release);
@@ -505,7 +507,7 @@ static inline void check_joins(void)
         read_joins(joined);
 }
 
-int cr_shm_poll(cr_xport_handler *handler)
+int cr_shm_poll(void)
 {
     int got = 0;
     if (S.n <= 1)
@@ -520,7 +522,7 @@ int cr_shm_poll(cr_xport_handler *handler)
     int start = S.poll_start = S.poll_start + 1 < n ? S.poll_start + 1 : 0;
     for (int k = 0; k < n; k++) {
         int a = start + k < n ? start + k : start + k - n;
-        got += drain(&S.in[S.active[a]], handler);
+        got += drain(&S.in[S.active[a]]);
     }
     return got;
 }
@@ -584,7 +586,7 @@ void cr_shm_wake_sleepers(void)
 
 /* One copy from a peer's memory to ours. process_vm_readv may copy less than asked (large
  * transfers, page faults on the far side); continue from where it stopped. */
-int cr_shm_read(int peer, const struct iovec *liov, int nl, const struct iovec *riov, int nr)
+static int shm_read(int peer, const struct iovec *liov, int nl, const struct iovec *riov, int nr)
 {
     if (!S.cma_ok)
         return -1;
@@ -630,3 +632,5 @@ int cr_shm_read(int peer, const struct iovec *liov, int nl, const struct iovec *
     }
     return 0;
 }
+
+const cr_xport_ops cr_shm_ops = {"shm", shm_send, shm_max_frame, shm_read, shm_can_read, shm_pull_preferred};

@@ -8,14 +8,9 @@
  * process. With one local process there is nothing to do. */
 int cr_shm_init(int local_rank, int local_size, const int *local_world_ranks, char *why, size_t cap);
 void cr_shm_finalize(void);
-bool cr_shm_send(int local, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
-size_t cr_shm_max_frame(void);
-int cr_shm_poll(cr_xport_handler *h);
-int cr_shm_read(int local, const struct iovec *liov, int nl, const struct iovec *riov, int nr);
-bool cr_shm_can_read(void);
-/* Whether a receiver should pull a message from `local` with one copy now: always when that is
- * the policy, and otherwise when the sender is not inside MPI to stream it (overlap). */
-bool cr_shm_pull_preferred(int local);
+/* The transport's operations, by local rank (see cr_xport_ops). */
+extern const cr_xport_ops cr_shm_ops;
+int cr_shm_poll(void);
 void cr_shm_sleep(bool (*ready)(void *), void *arg);
 
 /* For the shared-memory collective component (src/coll/node.c), the one user of shared memory
