@@ -1,15 +1,13 @@
 /* pt2pt.c: matching and the message protocols (see pt2pt.h).
  *
- * Matching state lives per context id: a FIFO of posted receives and a FIFO of unexpected
- * messages. An arriving message takes the first posted receive that matches it; a posted
- * receive takes the first unexpected message that matches it. Both queues are in arrival or
- * posting order and frames from one sender arrive in order, so MPI's non-overtaking rule
- * holds, wildcards included.
+ * Matching (the queues of posted receives and unexpected messages) is in match.c.
  *
  * Sending: a frame goes straight to the transport when nothing waits before it for the same
  * destination and the transport has room; otherwise it joins that destination's FIFO of
  * pending frames, which the progress hook drains in order. */
 #include "pt2pt.h"
+
+#include "match.h"
 
 #include "core/config.h"
 #include "core/error.h"
@@ -32,165 +30,6 @@ CR_TUNABLE_EX(eager_max, COURIER_EAGER_MAX, CR_TUNE_SIZE, "32K", NULL, 0, 1 << 3
               "(limited by the transport's frame size)");
 
 _Static_assert(sizeof(cr_penv) == sizeof(cr_xenv), "the pt2pt envelope fills a transport envelope");
-
-/* ----------------------------------------------------------------- matching contexts */
-
-/* The matching state of one context index (a slot and its collective twin; every epoch of
- * the slot shares it, but at most one epoch is open at a time). */
-typedef struct match_ctx {
-    cr_request *posted_head, *posted_tail;
-    cr_unexp *unexp_head, *unexp_tail;
-    bool has_closed;       /* a communicator of this slot was freed here, */
-    uint32_t closed_epoch; /* the latest such: frames of it or older epochs are stale */
-} match_ctx;
-
-static match_ctx **ctxs;
-static uint32_t nctxs;
-
-static match_ctx *ctx_get(uint32_t full_ctx)
-{
-    uint32_t ctx = CR_CTX_INDEX(full_ctx);
-    if (CR_UNLIKELY(ctx >= nctxs)) {
-        uint32_t n = CR_MAX(ctx + 1, nctxs * 2);
-        match_ctx **grown = realloc(ctxs, n * sizeof *grown);
-        if (!grown)
-            return NULL;
-        memset(grown + nctxs, 0, (n - nctxs) * sizeof *grown);
-        ctxs = grown;
-        nctxs = n;
-    }
-    if (CR_UNLIKELY(!ctxs[ctx]))
-        ctxs[ctx] = calloc(1, sizeof(match_ctx));
-    return ctxs[ctx];
-}
-
-static inline match_ctx *ctx_find(uint32_t full_ctx)
-{
-    uint32_t ctx = CR_CTX_INDEX(full_ctx);
-    return ctx < nctxs ? ctxs[ctx] : NULL;
-}
-
-/* A frame for an epoch of this slot that was closed here, or an older one. */
-static inline bool ctx_stale(const match_ctx *m, uint32_t full_ctx)
-{
-    uint32_t behind = (m->closed_epoch - CR_CTX_EPOCH(full_ctx)) & CR_CTX_EPOCH_MASK;
-    return m->has_closed && behind <= CR_CTX_EPOCH_MASK / 2;
-}
-
-static inline bool matches(int want_src, int want_tag, int src, int tag)
-{
-    return (want_src == src || want_src == MPI_ANY_SOURCE) && (want_tag == tag || want_tag == MPI_ANY_TAG);
-}
-
-static void posted_append(match_ctx *m, cr_request *r)
-{
-    r->next = NULL;
-    r->prev = m->posted_tail;
-    if (m->posted_tail)
-        m->posted_tail->next = r;
-    else
-        m->posted_head = r;
-    m->posted_tail = r;
-}
-
-static void posted_remove(match_ctx *m, cr_request *r)
-{
-    if (r->prev)
-        r->prev->next = r->next;
-    else
-        m->posted_head = r->next;
-    if (r->next)
-        r->next->prev = r->prev;
-    else
-        m->posted_tail = r->prev;
-    r->next = r->prev = NULL;
-}
-
-/* Unexpected messages come and go in bursts (a sender runs ahead of its receiver); their
- * buffers are kept in free lists by size class instead of going back to malloc each time,
- * which would give the memory back to the kernel at the top of the heap and fault it in again
- * for the next burst. Eight classes per power of two (128, 144, 160, ... 240, 256, 288, ...)
- * waste at most an eighth of a block; the cache as a whole keeps at most UNEXP_KEEP_BYTES. */
-#define UNEXP_STEPS 8
-#define UNEXP_CLASSES (12 * UNEXP_STEPS + 1) /* 128 B .. 512 KiB */
-#define UNEXP_KEEP 64                        /* blocks kept per class, */
-#define UNEXP_KEEP_BYTES (4 << 20)           /* and this much memory in all: a burst of long
-                                              * messages must not leave tens of MiB cached */
-static struct {
-    cr_unexp *head;
-    int n;
-} unexp_cache[UNEXP_CLASSES];
-static size_t unexp_cached_bytes;
-
-static size_t class_bytes(int c)
-{
-    return ((size_t)(UNEXP_STEPS + c % UNEXP_STEPS) * (128 / UNEXP_STEPS)) << (c / UNEXP_STEPS);
-}
-
-static int unexp_class(size_t bytes)
-{
-    size_t total = sizeof(cr_unexp) + bytes;
-    if (total <= 128)
-        return 0;
-    int octave = 63 - __builtin_clzll((unsigned long long)((total - 1) / 128)); /* 128 << o < total <= 256 << o */
-    size_t step = ((size_t)128 / UNEXP_STEPS) << octave;
-    int c = octave * UNEXP_STEPS + (int)((total - ((size_t)128 << octave) + step - 1) / step);
-    return CR_MIN(c, UNEXP_CLASSES); /* UNEXP_CLASSES: too big to cache */
-}
-
-static cr_unexp *unexp_alloc(size_t bytes)
-{
-    int c = unexp_class(bytes);
-    if (c < UNEXP_CLASSES && unexp_cache[c].head) {
-        cr_unexp *u = unexp_cache[c].head;
-        unexp_cache[c].head = u->next;
-        unexp_cache[c].n--;
-        unexp_cached_bytes -= class_bytes(c);
-        return u;
-    }
-    return malloc(c < UNEXP_CLASSES ? class_bytes(c) : sizeof(cr_unexp) + bytes);
-}
-
-static inline bool carries_data(uint8_t type)
-{
-    return type == P_EAGER || type == P_LONG;
-}
-
-void cr_pt2pt_unexp_free(cr_unexp *u)
-{
-    int c = unexp_class(carries_data(u->type) ? u->bytes : 0);
-    if (c < UNEXP_CLASSES && unexp_cache[c].n < UNEXP_KEEP && unexp_cached_bytes + class_bytes(c) <= UNEXP_KEEP_BYTES) {
-        u->next = unexp_cache[c].head;
-        unexp_cache[c].head = u;
-        unexp_cache[c].n++;
-        unexp_cached_bytes += class_bytes(c);
-        return;
-    }
-    free(u);
-}
-
-static void unexp_append(match_ctx *m, cr_unexp *u)
-{
-    u->next = NULL;
-    u->prev = m->unexp_tail;
-    if (m->unexp_tail)
-        m->unexp_tail->next = u;
-    else
-        m->unexp_head = u;
-    m->unexp_tail = u;
-}
-
-static void unexp_remove(match_ctx *m, cr_unexp *u)
-{
-    if (u->prev)
-        u->prev->next = u->next;
-    else
-        m->unexp_head = u->next;
-    if (u->next)
-        u->next->prev = u->prev;
-    else
-        m->unexp_tail = u->prev;
-}
 
 /* ----------------------------------------------------------------- credits */
 
@@ -605,7 +444,7 @@ static void receive_unexp(cr_request *r, cr_unexp *u)
  * communicator with messages unreceived loses them but nothing else. */
 static void drop_message(int world_src, uint8_t type, uint8_t flags, uint64_t bytes, uint64_t sreq)
 {
-    if (carries_data(type))
+    if (cr_match_carries_data(type))
         credit_give(world_src, bytes);
     if (type == P_EAGER && (flags & PF_SYNC))
         control(world_src, P_ACK, 0, sreq);
@@ -615,21 +454,19 @@ static void drop_message(int world_src, uint8_t type, uint8_t flags, uint64_t by
 
 static void on_match_frame(const cr_xframe *f, const cr_penv *env)
 {
-    match_ctx *m = ctx_get(env->ctx);
+    cr_match_ctx *m = cr_match_ctx_get(env->ctx);
     if (CR_UNLIKELY(!m)) {
         fprintf(stderr, "Courier: out of memory matching a message\n");
         abort();
     }
-    if (CR_UNLIKELY(ctx_stale(m, env->ctx))) {
+    if (CR_UNLIKELY(cr_match_ctx_stale(m, env->ctx))) {
         if (env->type == P_LONG && f->len < env->a)
             long_track(f->src, env->b, env->a, f->len, NULL, NULL);
         drop_message(f->src, env->type, env->flags, env->a, env->b);
         return;
     }
-    for (cr_request *r = m->posted_head; r; r = r->next) {
-        if (r->ctx != env->ctx || !matches(r->peer, r->tag, env->src, env->tag))
-            continue;
-        posted_remove(m, r);
+    cr_request *r = cr_match_take_posted(m, env->ctx, env->src, env->tag);
+    if (r) {
         if (env->type == P_EAGER) {
             credit_give(f->src, env->a);
             eager_receive(r, f, env->src, env->tag, env->a, env->flags, env->b);
@@ -647,14 +484,14 @@ static void on_match_frame(const cr_xframe *f, const cr_penv *env)
     }
     /* Unexpected: an eager message is kept whole, a long one gets room for all its frames. */
     size_t keep = env->type == P_EAGER ? f->len : env->type == P_LONG ? env->a : 0;
-    cr_unexp *u = unexp_alloc(keep);
+    cr_unexp *u = cr_match_unexp_alloc(keep);
     if (!u) {
         fprintf(stderr, "Courier: out of memory storing an unexpected message of %zu bytes\n", keep);
         abort();
     }
     *u = (cr_unexp){.ctx = env->ctx, .src = env->src, .tag = env->tag, .world_src = f->src, .type = env->type,
                     .flags = env->flags, .bytes = env->a, .sreq = env->b};
-    if (carries_data(env->type))
+    if (cr_match_carries_data(env->type))
         cr_xframe_copy(f, u->data, 0, f->len);
     if (env->type == P_LONG) {
         u->arrived = f->len;
@@ -663,13 +500,13 @@ static void on_match_frame(const cr_xframe *f, const cr_penv *env)
     }
     if (env->type == P_RTS)
         cr_xframe_copy(f, &u->addr, 0, sizeof u->addr);
-    unexp_append(m, u);
+    cr_match_unexp_append(m, u);
 }
 
 /* Takes an unexpected message out of its queue and drops it (see drop_message). */
-static void unexp_drop(match_ctx *m, cr_unexp *u)
+static void unexp_drop(cr_match_ctx *m, cr_unexp *u)
 {
-    unexp_remove(m, u);
+    cr_match_unexp_remove(m, u);
     if (u->type == P_LONG)
         long_redirect(u, NULL);
     drop_message(u->world_src, u->type, u->flags, u->bytes, u->sreq);
@@ -679,14 +516,14 @@ static void unexp_drop(match_ctx *m, cr_unexp *u)
 void cr_pt2pt_ctx_close(uint32_t ctx)
 {
     for (uint32_t c = ctx; c <= ctx + 1; c++) {
-        match_ctx *m = ctx_get(c);
+        cr_match_ctx *m = cr_match_ctx_get(c);
         if (!m)
             continue;
         m->has_closed = true;
         m->closed_epoch = CR_CTX_EPOCH(c);
-        for (cr_unexp *u = m->unexp_head, *next; u; u = next) {
+        for (cr_unexp *u = cr_match_unexp_first(m), *next; u; u = next) {
             next = u->next;
-            if (ctx_stale(m, u->ctx))
+            if (cr_match_ctx_stale(m, u->ctx))
                 unexp_drop(m, u);
         }
     }
@@ -694,15 +531,15 @@ void cr_pt2pt_ctx_close(uint32_t ctx)
 
 static void on_cancel(const cr_xframe *f, const cr_penv *env)
 {
-    match_ctx *m = ctx_get(env->ctx);
+    cr_match_ctx *m = cr_match_ctx_get(env->ctx);
     uint64_t done = 0;
-    for (cr_unexp *u = m ? m->unexp_head : NULL; u; u = u->next) {
+    for (cr_unexp *u = cr_match_unexp_first(m); u; u = u->next) {
         /* Only a rendezvous or synchronous message can be cancelled on the wire (a long eager
          * message names its request too, which a finished one may share with this one). */
         bool cancellable = u->type == P_RTS || (u->type == P_EAGER && (u->flags & PF_SYNC));
         if (cancellable && u->world_src == f->src && u->sreq == env->b && u->ctx == env->ctx) {
-            unexp_remove(m, u);
-            if (carries_data(u->type))
+            cr_match_unexp_remove(m, u);
+            if (cr_match_carries_data(u->type))
                 credit_give(u->world_src, u->bytes);
             cr_pt2pt_unexp_free(u);
             done = 1;
@@ -894,17 +731,15 @@ int cr_pt2pt_recv_post(cr_request *r)
         cr_request_complete(r);
         return MPI_SUCCESS;
     }
-    match_ctx *m = ctx_get(r->ctx);
+    cr_match_ctx *m = cr_match_ctx_get(r->ctx);
     if (!m)
         return cr_err(MPI_ERR_NO_MEM, "out of memory posting a receive");
-    for (cr_unexp *u = m->unexp_head; u; u = u->next) {
-        if (u->ctx == r->ctx && matches(r->peer, r->tag, u->src, u->tag)) {
-            unexp_remove(m, u);
-            receive_unexp(r, u);
-            return MPI_SUCCESS;
-        }
+    cr_unexp *u = cr_match_find_unexp(m, r->ctx, r->peer, r->tag, true);
+    if (u) {
+        receive_unexp(r, u);
+        return MPI_SUCCESS;
     }
-    posted_append(m, r);
+    cr_match_post(m, r);
     return MPI_SUCCESS;
 }
 
@@ -919,15 +754,7 @@ void cr_pt2pt_recv_message(cr_request *r, cr_unexp *u)
 cr_unexp *cr_pt2pt_probe(cr_comm *comm, uint32_t ctx, int source, int tag, bool take)
 {
     (void)comm;
-    match_ctx *m = ctx_find(ctx);
-    for (cr_unexp *u = m ? m->unexp_head : NULL; u; u = u->next) {
-        if (u->ctx == ctx && matches(source, tag, u->src, u->tag)) {
-            if (take)
-                unexp_remove(m, u);
-            return u;
-        }
-    }
-    return NULL;
+    return cr_match_find_unexp(cr_match_ctx_find(ctx), ctx, source, tag, take);
 }
 
 void cr_pt2pt_unexp_status(const cr_unexp *u, MPI_Status *status)
@@ -940,15 +767,10 @@ int cr_pt2pt_cancel(cr_request *r)
     if (r->done)
         return MPI_SUCCESS;
     if (r->kind == CR_REQ_RECV) {
-        match_ctx *m = ctx_find(r->ctx);
-        for (cr_request *p = m ? m->posted_head : NULL; p; p = p->next) {
-            if (p == r) {
-                posted_remove(m, r);
-                cr_status_empty(&r->status);
-                r->status.MPI_internal[2] = 1;
-                cr_request_complete(r);
-                break;
-            }
+        if (cr_match_unpost(cr_match_ctx_find(r->ctx), r)) {
+            cr_status_empty(&r->status);
+            r->status.MPI_internal[2] = 1;
+            cr_request_complete(r);
         }
         return MPI_SUCCESS;
     }
@@ -1059,27 +881,7 @@ static bool queues_empty(void *arg)
 void cr_pt2pt_finalize(void)
 {
     cr_progress_wait_until(queues_empty, NULL);
-    for (uint32_t c = 0; c < nctxs; c++) {
-        if (!ctxs[c])
-            continue;
-        while (ctxs[c]->unexp_head) {
-            cr_unexp *u = ctxs[c]->unexp_head;
-            ctxs[c]->unexp_head = u->next;
-            free(u);
-        }
-        free(ctxs[c]);
-    }
-    for (int c = 0; c < UNEXP_CLASSES; c++) {
-        while (unexp_cache[c].head) {
-            cr_unexp *u = unexp_cache[c].head;
-            unexp_cache[c].head = u->next;
-            free(u);
-        }
-        unexp_cache[c].n = 0;
-    }
-    free(ctxs);
-    ctxs = NULL;
-    nctxs = 0;
+    cr_match_finalize();
     free(OQ.head);
     free(OQ.tail);
     OQ.head = OQ.tail = NULL;
@@ -1092,5 +894,4 @@ void cr_pt2pt_finalize(void)
     free(CR.taken);
     CR.used = CR.taken = NULL;
     CR.returns_waiting = 0;
-    unexp_cached_bytes = 0;
 }

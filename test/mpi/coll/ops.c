@@ -25,25 +25,6 @@ static void aff_op_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
         aff_compose((affine *)in + k, (affine *)inout + k);
 }
 
-/* Reduce_local of `count` elements: inout is "rank 1"'s input, in is "rank 0"'s, so the
- * result is the reduction over 2 processes in rank order. */
-static void local_ok(int t, int o, MPI_Count count)
-{
-    const tentry *te = &types[t];
-    size_t ext = ct_extent(te->ct), bytes = (size_t)count * ext;
-    char *in = malloc(bytes + 1), *io = malloc(bytes + GUARD);
-    fill_input(te->ct, o, 0, 2, count, in);
-    fill_input(te->ct, o, 1, 2, count, io);
-    guard_set(io, bytes);
-    char what[128];
-    snprintf(what, sizeof what, "MPI_Reduce_local %s %s count %lld", op_name[o], te->name, (long long)count);
-    int rc = MPI_Reduce_local(in, io, (int)count, te->h, op_handle(o));
-    CHECK(rc == MPI_SUCCESS, "%s returned %d", what, rc);
-    check_result(te->ct, o, 2, count, io, what);
-    guard_check(io, bytes, what);
-    free(in);
-    free(io);
-}
 
 static void local_refused(MPI_Datatype dt, const char *dname, MPI_Op op, const char *oname)
 {
@@ -72,8 +53,8 @@ int main(int argc, char **argv)
     for (int t = 0; t < NTYPES; t++)
         for (int o = 0; o < NOPS; o++) {
             if (op_accepted(o, types[t].group)) {
-                local_ok(t, o, 1);
-                local_ok(t, o, 1000);
+                reduce_local_ok(t, o, 1);
+                reduce_local_ok(t, o, 1000);
                 defined++;
             } else {
                 local_refused(types[t].h, types[t].name, op_handle(o), op_name[o]);
