@@ -6,6 +6,8 @@
 #include "pmi.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,7 +170,16 @@ int cr_pmi_init(cr_pmi_job *job, char *why, size_t whycap)
     const char *port = getenv("PMI_PORT");
     memset(job, 0, sizeof *job);
     if (fdstr && *fdstr) {
-        pmi_fd = atoi(fdstr);
+        char *end;
+        long fd = strtol(fdstr, &end, 10);
+        /* The socket is the library's: a program this rank runs (system(), a shell) must not
+         * inherit it, or it could speak PMI as this rank, or hold the launcher's socket open
+         * after this rank died. */
+        if (*end || fd < 0 || fd > INT_MAX || fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0) {
+            snprintf(why, whycap, "PMI_FD=%s is not an open file descriptor", fdstr);
+            return -1;
+        }
+        pmi_fd = (int)fd;
     } else if (port && *port) {
         pmi_fd = connect_port(port);
         if (pmi_fd < 0) {
