@@ -5,8 +5,12 @@ into virtual environments on first use) and prints one table of figures and rati
 usage: bench/compare.py [--courier BUILD/bin] [--peers mpich,openmpi,impi] [--quick] [--runs N]
                         [--markdown FILE] [--json FILE] [--only latency,bandwidth,...]
 
-Every figure comes from the same run on the same machine; the ratio column says how many times
-better Courier is than the best peer (above 1: Courier is faster). Benchmarks are plain MPI C
+Every figure comes from the same run on the same machine: the median of interleaved rounds with
+its spread. "vs best peer" says how many times better Courier is than the best peer (above 1:
+Courier is faster); "leads" in how many rounds it was ahead; "limit" is what the machine allows
+for that row, measured in the same rounds by bench/limits.c (a cache-line ping-pong plus a hot
+memcpy of the message for latency, a hot memcpy or from 1 MiB process_vm_readv for bandwidth),
+and "vs limit" how close Courier comes to it (1 = at the limit). Benchmarks are plain MPI C
 programs in bench/, built with each implementation's own mpicc and run with its own mpiexec.
 """
 
@@ -146,25 +150,72 @@ def higher_is_better_name(name, unit):
     return higher_is_better(unit) or name.startswith("overlap")
 
 
-def keep_round(rounds, new):
-    """Adds one round's figures to `rounds`: key -> ([values], unit)."""
+def keep_round(rounds, new, rnd):
+    """Adds round `rnd`'s figures to `rounds`: key -> ({round: value}, unit)."""
     for k, (v, unit) in new.items():
-        rounds.setdefault(k, ([], unit))[0].append(v)
+        rounds.setdefault(k, ({}, unit))[0][rnd] = v
+
+
+def run_limits(exe):
+    """The machine's limits (bench/limits.c), as figures keyed like the benchmarks'."""
+    try:
+        out = subprocess.run([exe, str(16 << 20)], capture_output=True, text=True, timeout=300).stdout
+    except subprocess.TimeoutExpired:
+        return {}
+    res = {}
+    for line in out.splitlines():
+        m = re.match(r"(\w+) ?(.*) value=([\d.eE+-]+) unit=(\S+)", line)
+        if m:
+            kv = dict(x.split("=") for x in m.group(2).split()) if m.group(2) else {}
+            res[(m.group(1), "2", int(kv.get("bytes", 0)))] = (float(m.group(3)), m.group(4))
+    return res
+
+
+def limit_for(k, limits):
+    """The machine's limit for row k, or None: latency >= ping-pong + a hot memcpy of the message;
+    bandwidth <= process_vm_readv of the message from 1 MiB, a hot memcpy of it below."""
+    name, _, size = k
+    get = lambda n, b=0: limits.get((n, "2", b), (None,))[0]
+    pp = get("limit_pingpong")
+    if name == "latency" and pp:
+        if size < 8:
+            return pp
+        hot = get("limit_memcpy_hot", size)
+        return pp + size / hot if hot else None
+    if name == "bandwidth":  # a single copy bounds large messages; one hot copy, smaller ones
+        return (get("limit_cma", size) if size >= 1 << 20 else None) or get("limit_memcpy_hot", size)
+    return None
 
 
 def medians(rounds):
     """Each figure is the median of its rounds; the spread ((max - min) / median) goes with it."""
     out = {}
-    for k, (vals, unit) in rounds.items():
+    for k, (by_round, unit) in rounds.items():
+        vals = list(by_round.values())
         med = statistics.median(vals)
         spread = (max(vals) - min(vals)) / med if med else 0.0
         out[k] = (med, unit, spread)
     return out
 
 
-def table(mpis, results):
+def leads(k, mpis, rounds, hib):
+    """In how many rounds Courier was ahead of every peer on row k: "won/rounds"."""
+    mine = rounds.get("courier", {}).get(k, ({},))[0]
+    won = total = 0
+    for rnd, v in mine.items():
+        peers = [rounds[m.key][k][0][rnd] for m in mpis
+                 if m.key != "courier" and k in rounds.get(m.key, {}) and rnd in rounds[m.key][k][0]]
+        if not peers:
+            continue
+        total += 1
+        won += (v > max(peers)) if hib else (v < min(peers))
+    return f"{won}/{total}" if total else "-"
+
+
+def table(mpis, results, rounds=None, limits=None):
     keys = sorted({k for r in results.values() for k in r}, key=lambda k: (k[0], int(k[1]), k[2]))
-    head = ["benchmark", "np", "size"] + [m.name for m in mpis] + ["unit", "Courier vs best peer"]
+    head = ["benchmark", "np", "size"] + [m.name for m in mpis] + ["unit", "Courier vs best peer", "leads",
+                                                                   "limit", "vs limit"]
     rows = []
     for k in keys:
         vals = [results[m.key].get(k) for m in mpis]
@@ -184,7 +235,12 @@ def table(mpis, results):
         size = human(k[2]) if k[0] not in ("barrier", "startup") else ""
         if k[0] in ("waitall", "waitsome"):
             size = f"{k[2]} requests"
-        rows.append([k[0], k[1], size] + cells + [unit, ratio])
+        lim = limit_for(k, limits or {})
+        vs_limit = "-"
+        if lim and cour and cour[0]:
+            vs_limit = f"{cour[0] / lim:.2f}" if hib else f"{lim / cour[0]:.2f}"
+        rows.append([k[0], k[1], size] + cells + [unit, ratio, leads(k, mpis, rounds or {}, hib),
+                                                  f"{lim:.3g}" if lim else "-", vs_limit])
     return head, rows
 
 
@@ -210,9 +266,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--courier", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--peers", default="mpich,openmpi,impi")
-    ap.add_argument("--only", default="", help="comma-separated: latency,bandwidth,msgrate,collectives,startup")
+    ap.add_argument("--only", default="",
+                    help="comma-separated: latency,bandwidth,msgrate,collectives,startup,requests,overlap")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
-    ap.add_argument("--runs", type=int, default=3,
+    ap.add_argument("--runs", type=int, default=5,
                     help="rounds over all implementations, in turn; each figure is the median of its rounds, shown "
                          "with its spread (± half the range, in percent of the median)")
     ap.add_argument("--markdown")
@@ -222,8 +279,10 @@ def main():
     mpis = [MPI("courier", "Courier", a.courier, dict(os.environ))]
     for key in filter(None, a.peers.split(",")):
         mpis.append(ensure_peer(key))
-    rounds = {}
+    rounds, limit_rounds = {}, {}
     with tempfile.TemporaryDirectory() as work:
+        limits_exe = os.path.join(work, "limits")
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-o", limits_exe, os.path.join(HERE, "limits.c")], check=True)
         exes = {}
         for m in mpis:
             print(f"building the benchmarks with {m.name} ...", file=sys.stderr)
@@ -232,14 +291,20 @@ def main():
         # the figures compared side by side come from minutes apart at most: on a virtual
         # machine the cost of moving a cache line between the two CPUs changes over time.
         for rnd in range(a.runs):
+            print(f"round {rnd + 1}/{a.runs}: the machine's limits ...", file=sys.stderr)
+            keep_round(limit_rounds, run_limits(limits_exe), rnd)
             for name, step in steps(a.quick, only):
                 print(f"round {rnd + 1}/{a.runs}: {name} ...", file=sys.stderr)
                 for m in mpis:
-                    keep_round(rounds.setdefault(m.key, {}), step(m, exes[m.key]))
+                    keep_round(rounds.setdefault(m.key, {}), step(m, exes[m.key]), rnd)
     results = {key: medians(r) for key, r in rounds.items()}
-    head, rows = table(mpis, results)
+    limits = {k: v[:2] for k, v in medians(limit_rounds).items()}
+    head, rows = table(mpis, results, rounds, limits)
     print(f"Machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}")
     print_table(head, rows)
+    pp = limits.get(("limit_pingpong", "2", 0))
+    if pp:
+        print(f"Cache-line ping-pong between the two CPUs (one way): {pp[0]:.3f} us (median of {a.runs} rounds)")
     if a.markdown:
         with open(a.markdown, "w") as f:
             print_table(head, rows, f, markdown=True)
