@@ -204,7 +204,7 @@ def leads(k, mpis, rounds, hib):
     won = total = 0
     for rnd, v in mine.items():
         peers = [rounds[m.key][k][0][rnd] for m in mpis
-                 if m.key != "courier" and k in rounds.get(m.key, {}) and rnd in rounds[m.key][k][0]]
+                 if m.key not in ("courier", "baseline") and k in rounds.get(m.key, {}) and rnd in rounds[m.key][k][0]]
         if not peers:
             continue
         total += 1
@@ -216,6 +216,8 @@ def table(mpis, results, rounds=None, limits=None):
     keys = sorted({k for r in results.values() for k in r}, key=lambda k: (k[0], int(k[1]), k[2]))
     head = ["benchmark", "np", "size"] + [m.name for m in mpis] + ["unit", "Courier vs best peer", "leads",
                                                                    "limit", "vs limit"]
+    if any(m.key == "baseline" for m in mpis):
+        head.append("Courier vs before")
     rows = []
     for k in keys:
         vals = [results[m.key].get(k) for m in mpis]
@@ -225,7 +227,8 @@ def table(mpis, results, rounds=None, limits=None):
                  for v in vals]
         ratio = "-"
         cour = results.get("courier", {}).get(k)
-        peers = [results[m.key][k][0] for m in mpis if m.key != "courier" and k in results[m.key]]
+        peers = [results[m.key][k][0] for m in mpis
+                 if m.key not in ("courier", "baseline") and k in results[m.key]]
         if cour and peers:
             best = max(peers) if hib else min(peers)
             if hib:
@@ -239,8 +242,13 @@ def table(mpis, results, rounds=None, limits=None):
         vs_limit = "-"
         if lim and cour and cour[0]:
             vs_limit = f"{cour[0] / lim:.2f}" if hib else f"{lim / cour[0]:.2f}"
+        extra = []
+        if any(m.key == "baseline" for m in mpis):
+            base = results.get("baseline", {}).get(k)
+            extra = [f"{(cour[0] / base[0] if hib else base[0] / cour[0]):.2f}x" if cour and base and cour[0] and base[0]
+                     else "-"]
         rows.append([k[0], k[1], size] + cells + [unit, ratio, leads(k, mpis, rounds or {}, hib),
-                                                  f"{lim:.3g}" if lim else "-", vs_limit])
+                                                  f"{lim:.3g}" if lim else "-", vs_limit] + extra)
     return head, rows
 
 
@@ -266,6 +274,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--courier", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--peers", default="mpich,openmpi,impi")
+    ap.add_argument("--baseline", help="another Courier build's bin/ (say, the commit before a change): shown "
+                                       "beside Courier, with Courier's ratio to it, and left out of the best peer")
     ap.add_argument("--only", default="",
                     help="comma-separated: latency,bandwidth,msgrate,collectives,startup,requests,overlap")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
@@ -277,6 +287,8 @@ def main():
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     mpis = [MPI("courier", "Courier", a.courier, dict(os.environ))]
+    if a.baseline:
+        mpis.append(MPI("baseline", "Courier before", a.baseline, dict(os.environ)))
     for key in filter(None, a.peers.split(",")):
         mpis.append(ensure_peer(key))
     rounds, limit_rounds = {}, {}
