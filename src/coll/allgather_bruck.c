@@ -6,30 +6,23 @@
  * as recursive doubling, without needing a power of two. Blocks travel packed. */
 #include "coll.h"
 
-#include "core/error.h"
-
-#include <stdlib.h>
-
-int cr_coll_allgather_bruck(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c)
+void cr_coll_allgather_bruck(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt)
 {
-    cr_coll k = cr_coll_begin(c);
-    int p = k.size, rank = k.rank, err = MPI_SUCCESS;
+    int p = s->size, rank = s->rank;
     uint64_t nb = (uint64_t)rcount * (uint64_t)rdt->size;
     cr_dtype *byte = cr_dtype_get(MPI_BYTE);
-    char *tmp = cr_coll_scratch(nb * (uint64_t)p + 1);
+    char *tmp = cr_sched_scratch(s, nb * (uint64_t)p);
     if (!tmp)
-        return cr_err(MPI_ERR_NO_MEM, "out of memory for an allgather of %d blocks", p);
-    cr_dt_pack(cr_coll_at(rbuf, (MPI_Count)rank * rcount, rdt), rcount, rdt, 0, tmp, nb);
+        return;
+    cr_sched_copy(s, cr_coll_at(rbuf, (MPI_Count)rank * rcount, rdt), rcount, rdt, tmp, (MPI_Count)nb, byte);
     for (int have = 1; have < p; have *= 2) {
         int n = CR_MIN(have, p - have);
-        if ((err = cr_coll_sendrecv(&k, tmp, (MPI_Count)(nb * (uint64_t)n), byte, (rank - have + p) % p,
-                                    tmp + nb * (uint64_t)have, (MPI_Count)(nb * (uint64_t)n), byte, (rank + have) % p)))
-            break;
+        cr_sched_fence(s);
+        cr_sched_recv(s, tmp + nb * (uint64_t)have, (MPI_Count)(nb * (uint64_t)n), byte, (rank + have) % p);
+        cr_sched_send(s, tmp, (MPI_Count)(nb * (uint64_t)n), byte, (rank - have + p) % p);
     }
-    if (!err)
-        for (int i = 0; i < p; i++) /* tmp block i belongs to rank + i */
-            cr_dt_unpack(cr_coll_at(rbuf, (MPI_Count)((rank + i) % p) * rcount, rdt), rcount, rdt, 0,
-                         tmp + nb * (uint64_t)i, nb);
-    cr_coll_scratch_release(tmp);
-    return err;
+    cr_sched_fence(s);
+    for (int i = 1; i < p; i++) /* tmp block i belongs to rank + i */
+        cr_sched_copy(s, tmp + nb * (uint64_t)i, (MPI_Count)nb, byte,
+                      cr_coll_at(rbuf, (MPI_Count)((rank + i) % p) * rcount, rdt), rcount, rdt);
 }

@@ -4,18 +4,14 @@
  * differs in bit j. Cost: log2(p) alpha + n beta (p-1): the fewest messages, for small blocks. */
 #include "coll.h"
 
-int cr_coll_allgather_recursive_doubling(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c)
+void cr_coll_allgather_recursive_doubling(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt)
 {
-    cr_coll k = cr_coll_begin(c);
-    int p = k.size, rank = k.rank;
+    int p = s->size, rank = s->rank;
     for (int mask = 1; mask < p; mask <<= 1) {
         int partner = rank ^ mask;
         int mine = rank & ~(mask - 1), theirs = partner & ~(mask - 1); /* first block of each side */
-        int err = cr_coll_sendrecv(&k, cr_coll_at(rbuf, (MPI_Count)mine * rcount, rdt), (MPI_Count)mask * rcount, rdt,
-                                   partner, cr_coll_at(rbuf, (MPI_Count)theirs * rcount, rdt),
-                                   (MPI_Count)mask * rcount, rdt, partner);
-        if (err)
-            return err;
+        cr_sched_fence(s);
+        cr_sched_recv(s, cr_coll_at(rbuf, (MPI_Count)theirs * rcount, rdt), (MPI_Count)mask * rcount, rdt, partner);
+        cr_sched_send(s, cr_coll_at(rbuf, (MPI_Count)mine * rcount, rdt), (MPI_Count)mask * rcount, rdt, partner);
     }
-    return MPI_SUCCESS;
 }

@@ -5,16 +5,13 @@
  * once per hop: the choice for large blocks. */
 #include "coll.h"
 
-int cr_coll_allgather_ring(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c)
+void cr_coll_allgather_ring(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt)
 {
-    cr_coll k = cr_coll_begin(c);
-    int p = k.size, rank = k.rank, right = (rank + 1) % p, left = (rank - 1 + p) % p;
-    for (int s = 0; s < p - 1; s++) {
-        int sb = (rank - s + p) % p, rb = (rank - s - 1 + p) % p;
-        int err = cr_coll_sendrecv(&k, cr_coll_at(rbuf, (MPI_Count)sb * rcount, rdt), rcount, rdt, right,
-                                   cr_coll_at(rbuf, (MPI_Count)rb * rcount, rdt), rcount, rdt, left);
-        if (err)
-            return err;
+    int p = s->size, rank = s->rank, right = (rank + 1) % p, left = (rank - 1 + p) % p;
+    for (int step = 0; step < p - 1; step++) {
+        int sb = (rank - step + p) % p, rb = (rank - step - 1 + p) % p;
+        cr_sched_fence(s); /* block sb arrived in the step before */
+        cr_sched_recv(s, cr_coll_at(rbuf, (MPI_Count)rb * rcount, rdt), rcount, rdt, left);
+        cr_sched_send(s, cr_coll_at(rbuf, (MPI_Count)sb * rcount, rdt), rcount, rdt, right);
     }
-    return MPI_SUCCESS;
 }

@@ -9,28 +9,13 @@
  * pof2 elements. */
 #include "coll.h"
 
-#include "core/error.h"
-
-#include <stdlib.h>
-
-/* Elements of block i, and where it starts, when count elements are cut into `blocks`. */
-static inline MPI_Count block_count(MPI_Count count, int blocks, int i)
-{
-    return count / blocks + (i < count % blocks);
-}
-static inline MPI_Count block_start(MPI_Count count, int blocks, int i)
-{
-    return (MPI_Count)i * (count / blocks) + CR_MIN((MPI_Count)i, count % blocks);
-}
 static inline MPI_Count span(MPI_Count count, int blocks, int lo, int hi)
 {
-    return block_start(count, blocks, hi) - block_start(count, blocks, lo);
+    return cr_coll_block_start(count, blocks, hi) - cr_coll_block_start(count, blocks, lo);
 }
 
-/* The reduce-scatter half, shared with reduce_rabenseifner.c: on return, active process
- * `newrank` holds the reduced blocks [*lo, *hi) of rbuf. */
-int cr_coll_reduce_scatter_halving(cr_coll *k, void *rbuf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op,
-                                   int newrank, int pof2, int rem, int *lo, int *hi)
+void cr_coll_reduce_scatter_halving(cr_sched *s, void *rbuf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op,
+                                    int newrank, int pof2, int rem, int *lo, int *hi)
 {
     int send_idx = 0, recv_idx = 0, last_idx = pof2;
     for (int mask = 1; mask < pof2; mask <<= 1) {
@@ -44,36 +29,31 @@ int cr_coll_reduce_scatter_halving(cr_coll *k, void *rbuf, void *tmp, MPI_Count 
             recv_idx = send_idx + half;
             send_lo = send_idx, send_hi = recv_idx, recv_lo = recv_idx, recv_hi = last_idx;
         }
-        MPI_Count rstart = block_start(count, pof2, recv_lo), rn = span(count, pof2, recv_lo, recv_hi);
-        int err = cr_coll_sendrecv(k, cr_coll_at(rbuf, block_start(count, pof2, send_lo), dt),
-                                   span(count, pof2, send_lo, send_hi), dt, partner, cr_coll_at(tmp, rstart, dt), rn,
-                                   dt, partner);
-        if (err)
-            return err;
-        cr_op_apply(op, cr_coll_at(tmp, rstart, dt), cr_coll_at(rbuf, rstart, dt), rn, dt);
+        MPI_Count rstart = cr_coll_block_start(count, pof2, recv_lo), rn = span(count, pof2, recv_lo, recv_hi);
+        cr_sched_fence(s);
+        cr_sched_recv(s, cr_coll_at(tmp, rstart, dt), rn, dt, partner);
+        cr_sched_send(s, cr_coll_at(rbuf, cr_coll_block_start(count, pof2, send_lo), dt),
+                      span(count, pof2, send_lo, send_hi), dt, partner);
+        cr_sched_fence(s);
+        cr_sched_reduce(s, cr_coll_at(tmp, rstart, dt), cr_coll_at(rbuf, rstart, dt), rn, dt, op);
         send_idx = recv_idx;
         last_idx = recv_hi;
     }
     *lo = recv_idx;
     *hi = last_idx;
-    return MPI_SUCCESS;
 }
 
-int cr_coll_allreduce_rabenseifner(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c)
+void cr_coll_allreduce_rabenseifner(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
 {
-    cr_coll k = cr_coll_begin(c);
-    int p = k.size, rank = k.rank, pof2 = cr_coll_pof2(p), rem = p - pof2, err = MPI_SUCCESS;
-    void *alloc;
-    void *tmp = cr_coll_tmp(count, dt, &alloc);
+    int p = s->size, pof2 = cr_coll_pof2(p), rem = p - pof2;
+    void *tmp = cr_sched_tmp(s, count, dt);
     if (!tmp)
-        return cr_err(MPI_ERR_NO_MEM, "out of memory for an allreduce of %lld elements", (long long)count);
-    if ((err = cr_coll_fold(&k, rbuf, tmp, count, dt, op, rem)))
-        goto out;
-    int newrank = cr_coll_newrank(rank, rem);
+        return;
+    cr_coll_fold(s, rbuf, tmp, count, dt, op, rem);
+    int newrank = cr_coll_newrank(s->rank, rem);
     if (newrank >= 0) {
         int lo, hi;
-        if ((err = cr_coll_reduce_scatter_halving(&k, rbuf, tmp, count, dt, op, newrank, pof2, rem, &lo, &hi)))
-            goto out;
+        cr_coll_reduce_scatter_halving(s, rbuf, tmp, count, dt, op, newrank, pof2, rem, &lo, &hi);
         /* Recursive doubling over the blocks, in the reverse order of the halving. */
         for (int mask = pof2 / 2; mask > 0; mask >>= 1) {
             int partner = cr_coll_oldrank(newrank ^ mask, rem);
@@ -82,17 +62,14 @@ int cr_coll_allreduce_rabenseifner(void *rbuf, MPI_Count count, cr_dtype *dt, cr
                 plo = hi, phi = hi + width;
             else
                 plo = lo - width, phi = lo;
-            if ((err = cr_coll_sendrecv(&k, cr_coll_at(rbuf, block_start(count, pof2, lo), dt),
-                                        span(count, pof2, lo, hi), dt, partner,
-                                        cr_coll_at(rbuf, block_start(count, pof2, plo), dt),
-                                        span(count, pof2, plo, phi), dt, partner)))
-                goto out;
+            cr_sched_fence(s);
+            cr_sched_recv(s, cr_coll_at(rbuf, cr_coll_block_start(count, pof2, plo), dt), span(count, pof2, plo, phi),
+                          dt, partner);
+            cr_sched_send(s, cr_coll_at(rbuf, cr_coll_block_start(count, pof2, lo), dt), span(count, pof2, lo, hi), dt,
+                          partner);
             lo = CR_MIN(lo, plo);
             hi = CR_MAX(hi, phi);
         }
     }
-    err = cr_coll_unfold(&k, rbuf, count, dt, rem);
-out:
-    cr_coll_scratch_release(alloc);
-    return err;
+    cr_coll_unfold(s, rbuf, count, dt, rem);
 }

@@ -6,38 +6,30 @@
  * rank order (lower ranks on the left), so it serves operations that do not commute. */
 #include "coll.h"
 
-#include "core/error.h"
-
-#include <stdlib.h>
-
-int cr_coll_allreduce_recursive_doubling(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c)
+void cr_coll_allreduce_recursive_doubling(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
 {
-    cr_coll k = cr_coll_begin(c);
-    int p = k.size, rank = k.rank, pof2 = cr_coll_pof2(p), rem = p - pof2, err = MPI_SUCCESS;
-    void *alloc;
-    void *tmp = cr_coll_tmp(count, dt, &alloc);
+    int p = s->size, rank = s->rank, pof2 = cr_coll_pof2(p), rem = p - pof2;
+    void *tmp = cr_sched_tmp(s, count, dt);
     if (!tmp)
-        return cr_err(MPI_ERR_NO_MEM, "out of memory for an allreduce of %lld elements", (long long)count);
+        return;
     /* Fold: even ranks below 2*rem hand their data to the odd rank above them. */
-    if ((err = cr_coll_fold(&k, rbuf, tmp, count, dt, op, rem)))
-        goto out;
+    cr_coll_fold(s, rbuf, tmp, count, dt, op, rem);
     int newrank = cr_coll_newrank(rank, rem);
     if (newrank >= 0) {
         for (int mask = 1; mask < pof2; mask <<= 1) {
             int partner = cr_coll_oldrank(newrank ^ mask, rem);
-            if ((err = cr_coll_sendrecv(&k, rbuf, count, dt, partner, tmp, count, dt, partner)))
-                goto out;
+            cr_sched_fence(s);
+            cr_sched_recv(s, tmp, count, dt, partner);
+            cr_sched_send(s, rbuf, count, dt, partner);
+            cr_sched_fence(s);
             if (partner < rank) {
-                cr_op_apply(op, tmp, rbuf, count, dt); /* rbuf = theirs op mine */
+                cr_sched_reduce(s, tmp, rbuf, count, dt, op); /* rbuf = theirs op mine */
             } else {
-                cr_op_apply(op, rbuf, tmp, count, dt); /* tmp = mine op theirs */
-                cr_coll_copy(tmp, count, dt, rbuf, count, dt);
+                cr_sched_reduce(s, rbuf, tmp, count, dt, op); /* tmp = mine op theirs */
+                cr_sched_copy(s, tmp, count, dt, rbuf, count, dt);
             }
         }
     }
     /* Unfold: the odd ranks give the result back. */
-    err = cr_coll_unfold(&k, rbuf, count, dt, rem);
-out:
-    cr_coll_scratch_release(alloc);
-    return err;
+    cr_coll_unfold(s, rbuf, count, dt, rem);
 }

@@ -5,15 +5,12 @@
  * from every other. Cost: ceil(log2 p) * alpha, for any p (no power-of-two fold needed). */
 #include "coll.h"
 
-int cr_coll_barrier_dissemination(cr_comm *c)
+void cr_coll_barrier_dissemination(cr_sched *s)
 {
-    cr_coll k = cr_coll_begin(c);
     cr_dtype *byte = cr_dtype_get(MPI_BYTE);
-    for (int dist = 1; dist < k.size; dist *= 2) {
-        int err = cr_coll_sendrecv(&k, NULL, 0, byte, (k.rank + dist) % k.size, NULL, 0, byte,
-                                   (k.rank - dist + k.size) % k.size);
-        if (err)
-            return err;
+    for (int dist = 1; dist < s->size; dist *= 2) {
+        cr_sched_fence(s); /* round k sends only after hearing in round k - 1 */
+        cr_sched_recv(s, NULL, 0, byte, (s->rank - dist + s->size) % s->size);
+        cr_sched_send(s, NULL, 0, byte, (s->rank + dist) % s->size);
     }
-    return MPI_SUCCESS;
 }

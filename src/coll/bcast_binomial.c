@@ -5,25 +5,18 @@
  * Cost: ceil(log2 p) * (alpha + n beta): the best for small messages, where alpha dominates. */
 #include "coll.h"
 
-int cr_coll_bcast_binomial(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *c)
+void cr_coll_bcast_binomial(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root)
 {
-    cr_coll k = cr_coll_begin(c);
-    int p = k.size, vr = (k.rank - root + p) % p, mask = 1, err;
+    int p = s->size, vr = (s->rank - root + p) % p, mask = 1;
     while (mask < p) {
         if (vr & mask) {
-            if ((err = cr_coll_recv(&k, buf, count, dt, (vr - mask + root) % p)))
-                return err;
+            cr_sched_recv(s, buf, count, dt, (vr - mask + root) % p);
             break;
         }
         mask <<= 1;
     }
-    cr_request reqs[32];
-    int n = 0;
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (vr + mask < p) {
-            if ((err = cr_coll_isend(&k, buf, count, dt, (vr + mask + root) % p, &reqs[n++])))
-                return err;
-        }
-    }
-    return cr_coll_waitall(reqs, n);
+    cr_sched_fence(s); /* the data has arrived before it is passed on */
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (vr + mask < p)
+            cr_sched_send(s, buf, count, dt, (vr + mask + root) % p);
 }

@@ -1,10 +1,10 @@
 /* coll.h: collective operations: the algorithm catalogue (one file per algorithm, each with
  * its cost model in its header comment), the helpers they share, and selection (select.c).
  *
- * Every algorithm runs over point-to-point messages on the communicator's collective context
- * (comm->ctx + 1), so collective traffic can never match user messages. Each collective call
- * takes the next tag of the communicator's collective sequence: all members call collectives
- * in the same order, so they agree on it.
+ * Every algorithm is a schedule (sched.h) of point-to-point messages on the communicator's
+ * collective context (comm->ctx + 1), so collective traffic can never match user messages.
+ * Each collective call takes the next tag of the communicator's collective sequence: all
+ * members call collectives in the same order, so they agree on it.
  *
  * Conventions: `p` processes, `n` bytes per process, alpha the cost of one message, beta the
  * cost per byte, gamma the cost per byte of a reduction. */
@@ -13,31 +13,9 @@
 
 #include "comm/comm.h"
 #include "coll/op.h"
+#include "coll/sched.h"
 #include "req/request.h"
 #include "dt/dtype.h"
-
-/* One collective call in flight. */
-typedef struct cr_coll {
-    cr_comm *comm;
-    uint32_t ctx;
-    int tag;
-    int rank, size;
-} cr_coll;
-
-static inline cr_coll cr_coll_begin(cr_comm *c)
-{
-    cr_coll k = {c, c->ctx + 1, (int)(c->coll_tag++ & 0x7fffffff), c->rank, c->size};
-    return k;
-}
-
-int cr_coll_send(const cr_coll *k, const void *buf, MPI_Count count, cr_dtype *dt, int dst);
-int cr_coll_recv(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int src);
-int cr_coll_sendrecv(const cr_coll *k, const void *sbuf, MPI_Count scount, cr_dtype *sdt, int dst, void *rbuf,
-                     MPI_Count rcount, cr_dtype *rdt, int src);
-/* Nonblocking parts for algorithms that overlap messages: start into caller-owned requests. */
-int cr_coll_isend(const cr_coll *k, const void *buf, MPI_Count count, cr_dtype *dt, int dst, cr_request *r);
-int cr_coll_irecv(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int src, cr_request *r);
-int cr_coll_waitall(cr_request *r, int n);
 
 /* Scratch memory kept between calls (see util.c); give it back with cr_coll_scratch_release. */
 void *cr_coll_scratch(size_t bytes);
@@ -56,37 +34,41 @@ static inline char *cr_coll_at(const void *buf, MPI_Count index, const cr_dtype 
     return (char *)buf + index * dt->extent;
 }
 
-/* The selected algorithm, for internal users (the communicator layer agrees on context ids
- * and on split colors with these). Both work in place. */
+/* The selected algorithm, run blocking, for internal users (the communicator layer agrees on
+ * context ids and on split colors with these). Both work in place. */
 int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm);
 int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *comm);
 
-/* The shared-memory component (node.c): usable for `comm` with this much data per process? */
-bool cr_coll_node_usable(cr_comm *comm, uint64_t bytes_per_process);
-int cr_coll_node_barrier(cr_comm *c);
-int cr_coll_node_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *c);
-/* In place: this process's data is in rbuf. */
-int cr_coll_node_allreduce(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c);
+/* Algorithms: each appends its steps to a schedule (sched.h), which the blocking,
+ * nonblocking and persistent forms of the call then run. They use the schedule's rank, size
+ * and tag; a failed scratch allocation fails the schedule. */
 
-/* Algorithms. */
-int cr_coll_barrier_dissemination(cr_comm *c);
-int cr_coll_bcast_binomial(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *c);
-int cr_coll_bcast_scatter_allgather(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *c);
-int cr_coll_reduce_binomial(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root,
-                            cr_comm *c);
-int cr_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root,
-                                cr_comm *c);
+/* The shared-memory component (node.c): usable for `comm` with this much data per process?
+ * Only blocking calls use it: its counters assume one collective at a time per process. */
+bool cr_coll_node_usable(cr_comm *comm, uint64_t bytes_per_process);
+void cr_coll_node_barrier(cr_sched *s);
+void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root);
+/* In place: this process's data is in rbuf. */
+void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
+
+void cr_coll_barrier_dissemination(cr_sched *s);
+void cr_coll_bcast_binomial(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root);
+void cr_coll_bcast_scatter_allgather(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root);
+void cr_coll_reduce_binomial(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
+                             int root);
+void cr_coll_reduce_rabenseifner(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
+                                 int root);
 /* Allreduce algorithms work in place: the caller has put this process's data in rbuf. */
-int cr_coll_allreduce_recursive_doubling(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c);
-int cr_coll_allreduce_rabenseifner(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c);
-int cr_coll_gather_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf, MPI_Count rcount,
-                            cr_dtype *rdt, int root, cr_comm *c);
-int cr_coll_scatter_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf, MPI_Count rcount,
-                             cr_dtype *rdt, int root, cr_comm *c);
+void cr_coll_allreduce_recursive_doubling(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
+void cr_coll_allreduce_rabenseifner(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
+void cr_coll_gather_binomial(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                             MPI_Count rcount, cr_dtype *rdt, int root);
+void cr_coll_scatter_binomial(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                              MPI_Count rcount, cr_dtype *rdt, int root);
 /* Allgather algorithms work in place: this process's block is already at its place in rbuf. */
-int cr_coll_allgather_recursive_doubling(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c);
-int cr_coll_allgather_bruck(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c);
-int cr_coll_allgather_ring(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *c);
+void cr_coll_allgather_recursive_doubling(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt);
+void cr_coll_allgather_bruck(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt);
+void cr_coll_allgather_ring(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt);
 
 /* Folding a process count to a power of two (recursive doubling and halving): with
  * pof2 = the largest power of two <= p and rem = p - pof2, the first 2*rem processes pair up
@@ -118,7 +100,16 @@ static inline int cr_coll_subtree_size(int vr, int p)
 /* Fold: each even process below 2*rem sends its `buf` to the odd one above it, which combines
  * it as the left operand (buf = theirs op buf, `tmp` holding theirs), so operations that do not
  * commute keep rank order. Unfold: the odd ones send the result back into the even ones' `buf`. */
-int cr_coll_fold(const cr_coll *k, void *buf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op, int rem);
-int cr_coll_unfold(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int rem);
+void cr_coll_fold(cr_sched *s, void *buf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op, int rem);
+void cr_coll_unfold(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int rem);
+/* Recursive halving (allreduce_rabenseifner.c, shared with reduce_rabenseifner.c): active
+ * process `newrank` ends holding the reduced blocks [*lo, *hi) of `count` elements cut into
+ * pof2 blocks. */
+void cr_coll_reduce_scatter_halving(cr_sched *s, void *rbuf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op,
+                                    int newrank, int pof2, int rem, int *lo, int *hi);
+static inline MPI_Count cr_coll_block_start(MPI_Count count, int blocks, int i)
+{
+    return (MPI_Count)i * (count / blocks) + CR_MIN((MPI_Count)i, count % blocks);
+}
 
 #endif

@@ -6,45 +6,38 @@
  * Blocks travel as packed bytes (every process sends the same type signature). */
 #include "coll.h"
 
-#include "core/error.h"
-
-#include <stdlib.h>
-
-int cr_coll_gather_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf, MPI_Count rcount,
-                            cr_dtype *rdt, int root, cr_comm *c)
+void cr_coll_gather_binomial(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                             MPI_Count rcount, cr_dtype *rdt, int root)
 {
-    cr_coll k = cr_coll_begin(c);
-    int p = k.size, vr = (k.rank - root + p) % p, err = MPI_SUCCESS;
+    int p = s->size, vr = (s->rank - root + p) % p;
     bool in_place = sbuf == MPI_IN_PLACE;
-    uint64_t nb = k.rank == root ? (uint64_t)rcount * (uint64_t)rdt->size : (uint64_t)scount * (uint64_t)sdt->size;
+    uint64_t nb = s->rank == root ? (uint64_t)rcount * (uint64_t)rdt->size : (uint64_t)scount * (uint64_t)sdt->size;
     cr_dtype *byte = cr_dtype_get(MPI_BYTE);
     int blocks = cr_coll_subtree_size(vr, p);
-    char *buf = cr_coll_scratch(nb * (uint64_t)blocks + 1);
+    char *buf = cr_sched_scratch(s, nb * (uint64_t)blocks);
     if (!buf)
-        return cr_err(MPI_ERR_NO_MEM, "out of memory for a gather of %d blocks of %llu bytes", blocks,
-                      (unsigned long long)nb);
+        return;
     if (!in_place)
-        cr_dt_pack(sbuf, scount, sdt, 0, buf, nb);
+        cr_sched_copy(s, sbuf, scount, sdt, buf, (MPI_Count)nb, byte);
     else if (vr == 0) /* the root's own block is already in place in rbuf */
-        cr_dt_pack(cr_coll_at(rbuf, (MPI_Count)root * rcount, rdt), rcount, rdt, 0, buf, nb);
-    int have = 1;
-    for (int mask = 1; mask < p; mask <<= 1) {
-        if (vr & mask) {
-            err = cr_coll_send(&k, buf, (MPI_Count)(nb * (uint64_t)have), byte, (vr - mask + root) % p);
-            break;
-        }
+        cr_sched_copy(s, cr_coll_at(rbuf, (MPI_Count)root * rcount, rdt), rcount, rdt, buf, (MPI_Count)nb, byte);
+    /* The children's subtrees land side by side: all their receives are posted at once. */
+    int have = 1, mask;
+    for (mask = 1; mask < p && !(vr & mask); mask <<= 1) {
         int child = vr + mask;
         if (child >= p)
             continue;
         int n = CR_MIN(mask, p - child);
-        if ((err = cr_coll_recv(&k, buf + nb * (uint64_t)have, (MPI_Count)(nb * (uint64_t)n), byte, (child + root) % p)))
-            break;
+        cr_sched_recv(s, buf + nb * (uint64_t)have, (MPI_Count)(nb * (uint64_t)n), byte, (child + root) % p);
         have += n;
     }
-    if (!err && vr == 0)
-        for (int i = 0; i < p; i++)
-            cr_dt_unpack(cr_coll_at(rbuf, (MPI_Count)((i + root) % p) * rcount, rdt), rcount, rdt, 0,
-                         buf + nb * (uint64_t)i, nb);
-    cr_coll_scratch_release(buf);
-    return err;
+    cr_sched_fence(s);
+    if (mask < p) {
+        cr_sched_send(s, buf, (MPI_Count)(nb * (uint64_t)have), byte, (vr - mask + root) % p);
+        return;
+    }
+    if (vr == 0)
+        for (int i = in_place ? 1 : 0; i < p; i++)
+            cr_sched_copy(s, buf + nb * (uint64_t)i, (MPI_Count)nb, byte,
+                          cr_coll_at(rbuf, (MPI_Count)((i + root) % p) * rcount, rdt), rcount, rdt);
 }

@@ -103,35 +103,40 @@ static char *slot(node_area *a, int set, uint32_t gen, int rank, int n)
     return a->slots + (generation * (size_t)n + (size_t)rank) * CR_SHM_COLL_SLOT;
 }
 
-typedef struct {
-    node_area *a;
-    uint32_t gen;
-} gen_wait;
+/* The node algorithms as schedule steps (call steps: node.c's collectives are blocking only,
+ * see coll.h). The call's arguments live in the schedule's `args` and its per-run state
+ * in `state`: state[0] the generation or reduction number this call uses. */
 
-static bool generation_moved(void *arg)
+/* Barrier, step 1: notes the generation and counts this process in; the last one in opens
+ * the next generation. state[1] says whether this process was the last. */
+static int arrive(cr_sched *s, void *arg)
 {
-    gen_wait *w = arg;
-    return atomic_load_explicit(&w->a->generation.v, memory_order_acquire) != w->gen;
-}
-
-/* Arrives at the barrier of generation `gen` and waits for everyone. */
-static void pass(node_area *a, uint32_t gen, int n)
-{
-    if (atomic_fetch_add_explicit(&a->arrive.v, 1, memory_order_acq_rel) == (uint32_t)n - 1) {
+    node_area *a = arg;
+    uint32_t gen = atomic_load_explicit(&a->generation.v, memory_order_acquire);
+    s->state[0] = gen;
+    s->state[1] = 0;
+    if (atomic_fetch_add_explicit(&a->arrive.v, 1, memory_order_acq_rel) == (uint32_t)s->size - 1) {
         atomic_store_explicit(&a->arrive.v, 0, memory_order_relaxed);
         atomic_store_explicit(&a->generation.v, gen + 1, memory_order_release);
         cr_shm_wake_sleepers();
-        return;
+        s->state[1] = 1;
     }
-    gen_wait w = {a, gen};
-    cr_progress_wait_until(generation_moved, &w);
+    return MPI_SUCCESS;
 }
 
-int cr_coll_node_barrier(cr_comm *c)
+/* Barrier, step 2: everyone has arrived once the generation moved on. */
+static int generation_moved(cr_sched *s, void *arg)
 {
-    node_area *a = area_of(c);
-    pass(a, atomic_load_explicit(&a->generation.v, memory_order_acquire), c->size);
-    return MPI_SUCCESS;
+    node_area *a = arg;
+    return atomic_load_explicit(&a->generation.v, memory_order_acquire) != s->state[0] ? MPI_SUCCESS
+                                                                                       : CR_SCHED_AGAIN;
+}
+
+void cr_coll_node_barrier(cr_sched *s)
+{
+    node_area *a = area_of(s->comm);
+    cr_sched_call(s, arrive, a);
+    cr_sched_call(s, generation_moved, a);
 }
 
 /* Combines every process's slot in rank order into `out`. */
@@ -152,53 +157,100 @@ static int combine(node_area *a, int set, uint32_t gen, void *out, MPI_Count cou
     return MPI_SUCCESS;
 }
 
-int cr_coll_node_allreduce(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *c)
+/* Allreduce, step 1: this process's data into its slot of the coming generation, then the
+ * barrier's arrival. */
+static int allreduce_put(cr_sched *s, void *arg)
 {
-    node_area *a = area_of(c);
-    int n = c->size;
+    node_area *a = arg;
+    cr_sched_args *x = &s->args;
     uint32_t gen = atomic_load_explicit(&a->generation.v, memory_order_acquire);
-    cr_dt_pack(rbuf, count, dt, 0, slot(a, 0, gen, c->rank, n), (uint64_t)count * (uint64_t)dt->size);
-    pass(a, gen, n);
-    return combine(a, 0, gen, rbuf, count, dt, op, n);
+    cr_dt_pack(x->rbuf, x->count, x->dt, 0, slot(a, 0, gen, s->rank, s->size),
+               (uint64_t)x->count * (uint64_t)x->dt->size);
+    return arrive(s, a);
 }
 
-typedef struct {
-    _Atomic uint32_t *word;
-    uint32_t at_least;
-} count_wait;
+/* Allreduce, step 3: everyone's data is in: combine it. */
+static int allreduce_combine(cr_sched *s, void *arg)
+{
+    cr_sched_args *x = &s->args;
+    return combine(arg, 0, s->state[0], x->rbuf, x->count, x->dt, x->op, s->size);
+}
+
+void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
+{
+    node_area *a = area_of(s->comm);
+    s->args = (cr_sched_args){.rbuf = rbuf, .count = count, .dt = dt, .op = op};
+    cr_sched_call(s, allreduce_put, a);
+    cr_sched_call(s, generation_moved, a);
+    cr_sched_call(s, allreduce_combine, a);
+}
 
 /* Whether the counter has reached `at_least`, across its wrap-around: the two are never more
  * than 2^31 apart. */
-static bool reached(void *arg)
+static bool reached(_Atomic uint32_t *word, uint32_t at_least)
 {
-    count_wait *w = arg;
-    return (int32_t)(atomic_load_explicit(w->word, memory_order_acquire) - w->at_least) >= 0;
+    return (int32_t)(atomic_load_explicit(word, memory_order_acquire) - at_least) >= 0;
 }
 
-int cr_coll_node_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *c)
+/* Reduce, step 1: takes this process's reduction number g. */
+static int reduce_number(cr_sched *s, void *arg)
 {
-    node_area *a = area_of(c);
-    int n = c->size, me = c->rank;
-    uint32_t g = reductions++;
-    /* The slots of reduction g - DEPTH must have been read (the counters start at `first`,
-     * meaning every reduction before it is done). */
-    count_wait w = {&a->red_done.v, g - DEPTH + 1};
-    if (!reached(&w))
-        cr_progress_wait_until(reached, &w);
-    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
-    cr_dt_pack(mine, count, dt, 0, slot(a, 1, g, me, n), (uint64_t)count * (uint64_t)dt->size);
+    (void)arg;
+    s->state[0] = reductions++;
+    return MPI_SUCCESS;
+}
+
+/* Reduce, step 2: the slots of reduction g - DEPTH must have been read (the counters start at
+ * `first`, meaning every reduction before it is done). */
+static int reduce_slots_free(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    return reached(&a->red_done.v, s->state[0] - DEPTH + 1) ? MPI_SUCCESS : CR_SCHED_AGAIN;
+}
+
+/* Reduce, step 3: this process's contribution into its slot, counted in. */
+static int reduce_put(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    cr_sched_args *x = &s->args;
+    uint32_t g = s->state[0];
+    cr_dt_pack(x->sbuf, x->count, x->dt, 0, slot(a, 1, g, s->rank, s->size), (uint64_t)x->count * (uint64_t)x->dt->size);
     uint32_t in = atomic_fetch_add_explicit(&a->red_in[g % DEPTH].v, 1, memory_order_acq_rel) + 1;
-    if (me != root) {
-        if (in == (uint32_t)n)
-            cr_shm_wake_sleepers(); /* the root may sleep waiting for the last contribution */
-        return MPI_SUCCESS;
-    }
-    count_wait all = {&a->red_in[g % DEPTH].v, (uint32_t)n};
-    if (!reached(&all))
-        cr_progress_wait_until(reached, &all);
-    int err = combine(a, 1, g, rbuf, count, dt, op, n);
+    if (s->rank != x->root && in == (uint32_t)s->size)
+        cr_shm_wake_sleepers(); /* the root may sleep waiting for the last contribution */
+    return MPI_SUCCESS;
+}
+
+/* Reduce at the root, step 4: every contribution is in. */
+static int reduce_all_in(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    return reached(&a->red_in[s->state[0] % DEPTH].v, (uint32_t)s->size) ? MPI_SUCCESS : CR_SCHED_AGAIN;
+}
+
+/* Reduce at the root, step 5: combine, and publish that reduction g is done. */
+static int reduce_combine(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    cr_sched_args *x = &s->args;
+    uint32_t g = s->state[0];
+    int err = combine(a, 1, g, x->rbuf, x->count, x->dt, x->op, s->size);
     atomic_store_explicit(&a->red_in[g % DEPTH].v, 0, memory_order_relaxed);
     atomic_store_explicit(&a->red_done.v, g + 1, memory_order_release);
     cr_shm_wake_sleepers(); /* contributors may wait for the slots */
     return err;
+}
+
+void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root)
+{
+    node_area *a = area_of(s->comm);
+    s->args = (cr_sched_args){
+        .sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op, .root = root};
+    cr_sched_call(s, reduce_number, a);
+    cr_sched_call(s, reduce_slots_free, a);
+    cr_sched_call(s, reduce_put, a);
+    if (s->rank == root) {
+        cr_sched_call(s, reduce_all_in, a);
+        cr_sched_call(s, reduce_combine, a);
+    }
 }

@@ -5,45 +5,37 @@
  * + n beta (p-1). */
 #include "coll.h"
 
-#include "core/error.h"
-
-#include <stdlib.h>
-
-int cr_coll_scatter_binomial(const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf, MPI_Count rcount,
-                             cr_dtype *rdt, int root, cr_comm *c)
+void cr_coll_scatter_binomial(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                              MPI_Count rcount, cr_dtype *rdt, int root)
 {
-    cr_coll k = cr_coll_begin(c);
-    int p = k.size, vr = (k.rank - root + p) % p, err = MPI_SUCCESS;
+    int p = s->size, vr = (s->rank - root + p) % p;
     bool in_place = rbuf == MPI_IN_PLACE;
-    uint64_t nb = k.rank == root ? (uint64_t)scount * (uint64_t)sdt->size : (uint64_t)rcount * (uint64_t)rdt->size;
+    uint64_t nb = s->rank == root ? (uint64_t)scount * (uint64_t)sdt->size : (uint64_t)rcount * (uint64_t)rdt->size;
     cr_dtype *byte = cr_dtype_get(MPI_BYTE);
     int blocks = cr_coll_subtree_size(vr, p);
-    char *buf = cr_coll_scratch(nb * (uint64_t)blocks + 1);
+    char *buf = cr_sched_scratch(s, nb * (uint64_t)blocks);
     if (!buf)
-        return cr_err(MPI_ERR_NO_MEM, "out of memory for a scatter of %d blocks of %llu bytes", blocks,
-                      (unsigned long long)nb);
-    if (vr == 0) {
+        return;
+    if (vr == 0)
         for (int i = 0; i < p; i++)
-            cr_dt_pack(cr_coll_at(sbuf, (MPI_Count)((i + root) % p) * scount, sdt), scount, sdt, 0,
-                       buf + nb * (uint64_t)i, nb);
-    }
+            cr_sched_copy(s, cr_coll_at(sbuf, (MPI_Count)((i + root) % p) * scount, sdt), scount, sdt,
+                          buf + nb * (uint64_t)i, (MPI_Count)nb, byte);
     int mask = 1;
     while (mask < p) {
         if (vr & mask) {
-            err = cr_coll_recv(&k, buf, (MPI_Count)(nb * (uint64_t)blocks), byte, (vr - mask + root) % p);
+            cr_sched_recv(s, buf, (MPI_Count)(nb * (uint64_t)blocks), byte, (vr - mask + root) % p);
             break;
         }
         mask <<= 1;
     }
-    for (mask >>= 1; !err && mask > 0; mask >>= 1) {
+    cr_sched_fence(s);
+    for (mask >>= 1; mask > 0; mask >>= 1) {
         int child = vr + mask;
         if (child < p) {
             int n = CR_MIN(mask, p - child);
-            err = cr_coll_send(&k, buf + nb * (uint64_t)mask, (MPI_Count)(nb * (uint64_t)n), byte, (child + root) % p);
+            cr_sched_send(s, buf + nb * (uint64_t)mask, (MPI_Count)(nb * (uint64_t)n), byte, (child + root) % p);
         }
     }
-    if (!err && !in_place)
-        cr_dt_unpack(rbuf, rcount, rdt, 0, buf, nb);
-    cr_coll_scratch_release(buf);
-    return err;
+    if (!in_place)
+        cr_sched_copy(s, buf, (MPI_Count)nb, byte, rbuf, rcount, rdt);
 }

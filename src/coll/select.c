@@ -1,6 +1,9 @@
-/* select.c: the collective calls: argument rules that depend on the root or MPI_IN_PLACE, and
- * the choice of algorithm by communicator size and message size, overridable per collective
- * with COURIER_COLL_<NAME> (and its threshold with COURIER_COLL_<NAME>_LARGE). */
+/* select.c: the collective calls, blocking, nonblocking and persistent: argument rules that
+ * depend on the root or MPI_IN_PLACE, and the choice of algorithm by communicator size and
+ * message size, overridable per collective with COURIER_COLL_<NAME> (and its threshold with
+ * COURIER_COLL_<NAME>_LARGE). Each call builds one schedule (sched.h): the blocking form runs
+ * it at once, the nonblocking form returns it as a request, the persistent form keeps it for
+ * MPI_Start. The three share every line but the last, so they cannot drift apart. */
 #include "coll.h"
 
 #include "core/config.h"
@@ -48,59 +51,220 @@ static int check_count(MPI_Count count, const char *arg)
                      : MPI_SUCCESS;
 }
 
+/* ----------------------------------------------------------------- running a call */
+
+typedef enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT } run_mode;
+
+/* The arguments of one collective call, as its builder needs them. */
+typedef struct coll_call {
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count scount, rcount;
+    cr_dtype *sdt, *rdt;
+    cr_op *op;
+    int root;
+} coll_call;
+
+/* Appends the call's steps; `blocking` allows the node component (one collective at a time). */
+typedef void build_fn(cr_sched *s, const coll_call *a, bool blocking);
+
+static int launch(cr_comm *comm, run_mode mode, MPI_Request *request, build_fn *build, const coll_call *a)
+{
+    if (mode == RUN_BLOCKING) {
+        cr_sched s;
+        cr_sched_init(&s, comm);
+        build(&s, a, true);
+        return cr_sched_run(&s);
+    }
+    cr_sched *s = cr_sched_new(comm);
+    if (!s)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a collective request");
+    if (a->op) { /* a user operation freed while the request runs must stay usable */
+        cr_obj_ref(a->op);
+        s->held_op = a->op;
+    }
+    build(s, a, false);
+    if (!s->built_ok) {
+        int err = s->err;
+        cr_sched_free(s);
+        return err;
+    }
+    return cr_sched_post(s, mode == RUN_PERSISTENT, request);
+}
+
+/* ----------------------------------------------------------------- barrier */
+
+static void build_barrier(cr_sched *s, const coll_call *a, bool blocking)
+{
+    (void)a;
+    if (s->size == 1)
+        return;
+    if (blocking && barrier_alg != 1 && cr_coll_node_usable(s->comm, 0))
+        cr_coll_node_barrier(s);
+    else
+        cr_coll_barrier_dissemination(s);
+}
+
+static int barrier(cr_comm *comm, run_mode mode, MPI_Request *request)
+{
+    coll_call a = {0};
+    return launch(comm, mode, request, build_barrier, &a);
+}
+
 int cr_mpi_barrier(cr_comm *comm)
 {
-    if (comm->size == 1)
-        return MPI_SUCCESS;
-    if (barrier_alg != 1 && cr_coll_node_usable(comm, 0))
-        return cr_coll_node_barrier(comm);
-    return cr_coll_barrier_dissemination(comm);
+    return barrier(comm, RUN_BLOCKING, NULL);
+}
+
+int cr_mpi_ibarrier(cr_comm *comm, MPI_Request *request)
+{
+    return barrier(comm, RUN_NONBLOCKING, request);
+}
+
+int cr_mpi_barrier_init(cr_comm *comm, cr_info *info, MPI_Request *request)
+{
+    (void)info;
+    return barrier(comm, RUN_PERSISTENT, request);
+}
+
+/* ----------------------------------------------------------------- broadcast */
+
+static void build_bcast(cr_sched *s, const coll_call *a, bool blocking)
+{
+    (void)blocking;
+    uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
+    if (s->size == 1 || bytes == 0)
+        return;
+    int alg = (int)bcast_alg;
+    if (alg == 0)
+        alg = bytes >= (uint64_t)bcast_large && s->size >= 4 ? 2 : 1;
+    if (alg == 2)
+        cr_coll_bcast_scatter_allgather(s, a->rbuf, a->rcount, a->rdt, a->root);
+    else
+        cr_coll_bcast_binomial(s, a->rbuf, a->rcount, a->rdt, a->root);
+}
+
+static int bcast(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm, run_mode mode,
+                 MPI_Request *request)
+{
+    coll_call a = {.rbuf = buf, .rcount = count, .rdt = dt, .root = root};
+    return launch(comm, mode, request, build_bcast, &a);
 }
 
 int cr_mpi_bcast(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm)
 {
-    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
-    if (comm->size == 1 || bytes == 0)
-        return MPI_SUCCESS;
-    int alg = (int)bcast_alg;
-    if (alg == 0)
-        alg = bytes >= (uint64_t)bcast_large && comm->size >= 4 ? 2 : 1;
-    return alg == 2 ? cr_coll_bcast_scatter_allgather(buf, count, dt, root, comm)
-                    : cr_coll_bcast_binomial(buf, count, dt, root, comm);
+    return bcast(buf, count, dt, root, comm, RUN_BLOCKING, NULL);
 }
 
-/* In place: the caller has this process's contribution in rbuf. Shared with the communicator
- * layer (context ids are agreed by an allreduce). */
-int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm)
+int cr_mpi_ibcast(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm, MPI_Request *request)
 {
-    if (comm->size == 1 || count == 0)
-        return MPI_SUCCESS;
+    return bcast(buf, count, dt, root, comm, RUN_NONBLOCKING, request);
+}
+
+int cr_mpi_bcast_init(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm, cr_info *info,
+                      MPI_Request *request)
+{
+    (void)info;
+    return bcast(buf, count, dt, root, comm, RUN_PERSISTENT, request);
+}
+
+/* ----------------------------------------------------------------- allreduce */
+
+/* The algorithm, in place: this process's contribution is in rbuf. */
+static void allreduce_in_place(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool blocking)
+{
+    if (s->size == 1 || count == 0)
+        return;
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
-    bool rab_ok = op->commutative && count >= cr_coll_pof2(comm->size);
+    bool rab_ok = op->commutative && count >= cr_coll_pof2(s->size);
     int alg = (int)allreduce_alg;
-    if ((alg == 0 || alg == 3) && cr_coll_node_usable(comm, bytes))
-        return cr_coll_node_allreduce(rbuf, count, dt, op, comm);
+    if (blocking && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
+        cr_coll_node_allreduce(s, rbuf, count, dt, op);
+        return;
+    }
     if (alg == 0 || alg == 3)
         alg = rab_ok && bytes >= (uint64_t)allreduce_large ? 2 : 1;
     if (alg == 2 && rab_ok)
-        return cr_coll_allreduce_rabenseifner(rbuf, count, dt, op, comm);
-    return cr_coll_allreduce_recursive_doubling(rbuf, count, dt, op, comm);
+        cr_coll_allreduce_rabenseifner(s, rbuf, count, dt, op);
+    else
+        cr_coll_allreduce_recursive_doubling(s, rbuf, count, dt, op);
 }
 
-int cr_mpi_allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm)
+int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm)
+{
+    cr_sched s;
+    cr_sched_init(&s, comm);
+    allreduce_in_place(&s, rbuf, count, dt, op, true);
+    return cr_sched_run(&s);
+}
+
+static void build_allreduce(cr_sched *s, const coll_call *a, bool blocking)
+{
+    if (a->sbuf != MPI_IN_PLACE)
+        cr_sched_copy(s, a->sbuf, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
+    allreduce_in_place(s, a->rbuf, a->rcount, a->rdt, a->op, blocking);
+}
+
+static int allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
+                     run_mode mode, MPI_Request *request)
 {
     int err = cr_op_check(op, dt);
     if (err)
         return err;
-    if (sbuf != MPI_IN_PLACE) {
-        if ((err = check_root_buffer(sbuf, count, dt, "sendbuf")))
-            return err;
-        cr_coll_copy(sbuf, count, dt, rbuf, count, dt);
-    }
-    return cr_coll_allreduce_auto(rbuf, count, dt, op, comm);
+    if (sbuf != MPI_IN_PLACE && (err = check_root_buffer(sbuf, count, dt, "sendbuf")))
+        return err;
+    coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op};
+    return launch(comm, mode, request, build_allreduce, &a);
 }
 
-int cr_mpi_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *comm)
+int cr_mpi_allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm)
+{
+    return allreduce(sbuf, rbuf, count, dt, op, comm, RUN_BLOCKING, NULL);
+}
+
+int cr_mpi_iallreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
+                      MPI_Request *request)
+{
+    return allreduce(sbuf, rbuf, count, dt, op, comm, RUN_NONBLOCKING, request);
+}
+
+int cr_mpi_allreduce_init(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
+                          cr_info *info, MPI_Request *request)
+{
+    (void)info;
+    return allreduce(sbuf, rbuf, count, dt, op, comm, RUN_PERSISTENT, request);
+}
+
+/* ----------------------------------------------------------------- reduce */
+
+static void build_reduce(cr_sched *s, const coll_call *a, bool blocking)
+{
+    MPI_Count count = a->rcount;
+    cr_dtype *dt = a->rdt;
+    if (s->size == 1) {
+        if (a->sbuf != MPI_IN_PLACE)
+            cr_sched_copy(s, a->sbuf, count, dt, a->rbuf, count, dt);
+        return;
+    }
+    if (count == 0)
+        return;
+    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
+    bool rab_ok = a->op->commutative && count >= cr_coll_pof2(s->size);
+    int alg = (int)reduce_alg;
+    if (blocking && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
+        cr_coll_node_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root);
+        return;
+    }
+    if (alg == 0 || alg == 3)
+        alg = rab_ok && bytes >= (uint64_t)reduce_large ? 2 : 1;
+    if (alg == 2 && rab_ok)
+        cr_coll_reduce_rabenseifner(s, a->sbuf, a->rbuf, count, dt, a->op, a->root);
+    else
+        cr_coll_reduce_binomial(s, a->sbuf, a->rbuf, count, dt, a->op, a->root);
+}
+
+static int reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *comm,
+                  run_mode mode, MPI_Request *request)
 {
     int err = cr_op_check(op, dt);
     if (err)
@@ -113,24 +277,29 @@ int cr_mpi_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, c
         return err;
     if (at_root && (err = check_root_buffer(rbuf, count, dt, "recvbuf")))
         return err;
-    if (comm->size == 1) {
-        if (sbuf != MPI_IN_PLACE)
-            cr_coll_copy(sbuf, count, dt, rbuf, count, dt);
-        return MPI_SUCCESS;
-    }
-    if (count == 0)
-        return MPI_SUCCESS;
-    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
-    bool rab_ok = op->commutative && count >= cr_coll_pof2(comm->size);
-    int alg = (int)reduce_alg;
-    if ((alg == 0 || alg == 3) && cr_coll_node_usable(comm, bytes))
-        return cr_coll_node_reduce(sbuf, rbuf, count, dt, op, root, comm);
-    if (alg == 0 || alg == 3)
-        alg = rab_ok && bytes >= (uint64_t)reduce_large ? 2 : 1;
-    if (alg == 2 && rab_ok)
-        return cr_coll_reduce_rabenseifner(sbuf, rbuf, count, dt, op, root, comm);
-    return cr_coll_reduce_binomial(sbuf, rbuf, count, dt, op, root, comm);
+    coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .root = root};
+    return launch(comm, mode, request, build_reduce, &a);
 }
+
+int cr_mpi_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *comm)
+{
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL);
+}
+
+int cr_mpi_ireduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *comm,
+                   MPI_Request *request)
+{
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, RUN_NONBLOCKING, request);
+}
+
+int cr_mpi_reduce_init(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root,
+                       cr_comm *comm, cr_info *info, MPI_Request *request)
+{
+    (void)info;
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, RUN_PERSISTENT, request);
+}
+
+/* ----------------------------------------------------------------- gather, scatter */
 
 /* The datatype arguments that matter at this process, resolved. */
 static int resolve(MPI_Datatype h, const char *arg, cr_dtype **dt)
@@ -138,8 +307,26 @@ static int resolve(MPI_Datatype h, const char *arg, cr_dtype **dt)
     return cr_dtype_check(h, arg, true, dt);
 }
 
-int cr_mpi_gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                  MPI_Datatype rtype, int root, cr_comm *comm)
+/* A copy of this process's own block when the communicator has one process: what the
+ * algorithms would do with p blocks, done for one. */
+static bool alone(cr_sched *s, const coll_call *a)
+{
+    if (s->size != 1)
+        return false;
+    if (a->sbuf != MPI_IN_PLACE && a->rbuf != MPI_IN_PLACE)
+        cr_sched_copy(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt);
+    return true;
+}
+
+static void build_gather(cr_sched *s, const coll_call *a, bool blocking)
+{
+    (void)blocking;
+    if (!alone(s, a))
+        cr_coll_gather_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+}
+
+static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                  MPI_Datatype rtype, int root, cr_comm *comm, run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL, *rdt = NULL;
     bool at_root = comm->rank == root;
@@ -155,16 +342,38 @@ int cr_mpi_gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *
     if (at_root && sdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
         return cr_err(MPI_ERR_TRUNCATE, "the root sends %lld bytes to itself but receives %lld per process",
                       (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
-    if (comm->size == 1) {
-        if (sbuf != MPI_IN_PLACE)
-            cr_coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-        return MPI_SUCCESS;
-    }
-    return cr_coll_gather_binomial(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
+    coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root};
+    return launch(comm, mode, request, build_gather, &a);
 }
 
-int cr_mpi_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                   MPI_Datatype rtype, int root, cr_comm *comm)
+int cr_mpi_gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                  MPI_Datatype rtype, int root, cr_comm *comm)
+{
+    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_BLOCKING, NULL);
+}
+
+int cr_mpi_igather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                   MPI_Datatype rtype, int root, cr_comm *comm, MPI_Request *request)
+{
+    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_NONBLOCKING, request);
+}
+
+int cr_mpi_gather_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                       MPI_Datatype rtype, int root, cr_comm *comm, cr_info *info, MPI_Request *request)
+{
+    (void)info;
+    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_PERSISTENT, request);
+}
+
+static void build_scatter(cr_sched *s, const coll_call *a, bool blocking)
+{
+    (void)blocking;
+    if (!alone(s, a))
+        cr_coll_scatter_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+}
+
+static int scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                   MPI_Datatype rtype, int root, cr_comm *comm, run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL, *rdt = NULL;
     bool at_root = comm->rank == root;
@@ -177,20 +386,37 @@ int cr_mpi_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
     if (rbuf != MPI_IN_PLACE && ((err = check_count(rcount, "recvcount")) || (err = resolve(rtype, "recvtype", &rdt)) ||
                                  (err = check_root_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    if (comm->size == 1) {
-        if (rbuf != MPI_IN_PLACE)
-            cr_coll_copy(sbuf, scount, sdt, rbuf, rcount, rdt);
-        return MPI_SUCCESS;
-    }
-    return cr_coll_scatter_binomial(sbuf, scount, sdt, rbuf, rcount, rdt, root, comm);
+    coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root};
+    return launch(comm, mode, request, build_scatter, &a);
 }
 
-/* In place: this process's block is at its place in rbuf. */
-int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *comm)
+int cr_mpi_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                   MPI_Datatype rtype, int root, cr_comm *comm)
 {
-    int p = comm->size;
-    if (p == 1)
-        return MPI_SUCCESS;
+    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_BLOCKING, NULL);
+}
+
+int cr_mpi_iscatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                    MPI_Datatype rtype, int root, cr_comm *comm, MPI_Request *request)
+{
+    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_NONBLOCKING, request);
+}
+
+int cr_mpi_scatter_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                        MPI_Datatype rtype, int root, cr_comm *comm, cr_info *info, MPI_Request *request)
+{
+    (void)info;
+    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_PERSISTENT, request);
+}
+
+/* ----------------------------------------------------------------- allgather */
+
+/* In place: this process's block is at its place in rbuf. */
+static void allgather_in_place(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt)
+{
+    int p = s->size;
+    if (p == 1 || rcount == 0)
+        return;
     uint64_t total = (uint64_t)rcount * (uint64_t)rdt->size * (uint64_t)p;
     int alg = (int)allgather_alg;
     if (alg == 1 && !is_pof2(p))
@@ -198,27 +424,61 @@ int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm 
     if (alg == 0)
         alg = total >= (uint64_t)allgather_large ? 3 : is_pof2(p) ? 1 : 2;
     switch (alg) {
-    case 1: return cr_coll_allgather_recursive_doubling(rbuf, rcount, rdt, comm);
-    case 2: return cr_coll_allgather_bruck(rbuf, rcount, rdt, comm);
-    default: return cr_coll_allgather_ring(rbuf, rcount, rdt, comm);
+    case 1: cr_coll_allgather_recursive_doubling(s, rbuf, rcount, rdt); break;
+    case 2: cr_coll_allgather_bruck(s, rbuf, rcount, rdt); break;
+    default: cr_coll_allgather_ring(s, rbuf, rcount, rdt); break;
     }
 }
 
-int cr_mpi_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                     cr_dtype *rdt, cr_comm *comm)
+int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *comm)
+{
+    cr_sched s;
+    cr_sched_init(&s, comm);
+    allgather_in_place(&s, rbuf, rcount, rdt);
+    return cr_sched_run(&s);
+}
+
+static void build_allgather(cr_sched *s, const coll_call *a, bool blocking)
+{
+    (void)blocking;
+    if (a->sbuf != MPI_IN_PLACE)
+        cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt),
+                      a->rcount, a->rdt);
+    allgather_in_place(s, a->rbuf, a->rcount, a->rdt);
+}
+
+static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                     cr_dtype *rdt, cr_comm *comm, run_mode mode, MPI_Request *request)
 {
     int err = MPI_SUCCESS;
+    cr_dtype *sdt = NULL;
     if (sbuf != MPI_IN_PLACE) {
-        cr_dtype *sdt;
         if ((err = check_count(scount, "sendcount")) || (err = resolve(stype, "sendtype", &sdt)) ||
             (err = check_root_buffer(sbuf, scount, sdt, "sendbuf")))
             return err;
         if ((uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
             return cr_err(MPI_ERR_TRUNCATE, "sendcount/sendtype give %lld bytes, recvcount/recvtype %lld per process",
                           (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
-        cr_coll_copy(sbuf, scount, sdt, cr_coll_at(rbuf, (MPI_Count)comm->rank * rcount, rdt), rcount, rdt);
     }
-    if (rcount == 0)
-        return MPI_SUCCESS;
-    return cr_coll_allgather_auto(rbuf, rcount, rdt, comm);
+    coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0};
+    return launch(comm, mode, request, build_allgather, &a);
+}
+
+int cr_mpi_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                     cr_dtype *rdt, cr_comm *comm)
+{
+    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, RUN_BLOCKING, NULL);
+}
+
+int cr_mpi_iallgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                      cr_dtype *rdt, cr_comm *comm, MPI_Request *request)
+{
+    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, RUN_NONBLOCKING, request);
+}
+
+int cr_mpi_allgather_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                          cr_dtype *rdt, cr_comm *comm, cr_info *info, MPI_Request *request)
+{
+    (void)info;
+    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, RUN_PERSISTENT, request);
 }

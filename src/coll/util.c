@@ -1,76 +1,17 @@
-/* util.c: what the collective algorithms share: messages on the collective context, temporary
- * buffers laid out like user buffers, and local typed copies. */
+/* util.c: what the collective algorithms share: scratch buffers kept between calls, temporary
+ * buffers laid out like user buffers, local typed copies, and the power-of-two fold. */
 #include "coll.h"
 
 #include "core/error.h"
-#include "pt2pt/pt2pt.h"
 
 #include <stdlib.h>
 
-int cr_coll_send(const cr_coll *k, const void *buf, MPI_Count count, cr_dtype *dt, int dst)
-{
-    return cr_pt2pt_send(buf, count, dt, dst, k->tag, k->comm, k->ctx, CR_MODE_STANDARD);
-}
-
-int cr_coll_recv(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int src)
-{
-    return cr_pt2pt_recv(buf, count, dt, src, k->tag, k->comm, k->ctx, NULL);
-}
-
-int cr_coll_isend(const cr_coll *k, const void *buf, MPI_Count count, cr_dtype *dt, int dst, cr_request *r)
-{
-    memset(r, 0, sizeof *r);
-    cr_pt2pt_prepare(r, CR_REQ_SEND, buf, count, dt, dst, k->tag, k->comm, k->ctx, CR_MODE_STANDARD);
-    return cr_pt2pt_send_start(r);
-}
-
-int cr_coll_irecv(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int src, cr_request *r)
-{
-    memset(r, 0, sizeof *r);
-    cr_pt2pt_prepare(r, CR_REQ_RECV, buf, count, dt, src, k->tag, k->comm, k->ctx, CR_MODE_STANDARD);
-    return cr_pt2pt_recv_post(r);
-}
-
-typedef struct {
-    cr_request *r;
-    int n;
-} reqs;
-
-static bool all_done(void *arg)
-{
-    reqs *q = arg;
-    for (int i = 0; i < q->n; i++)
-        if (!q->r[i].done)
-            return false;
-    return true;
-}
-
-int cr_coll_waitall(cr_request *r, int n)
-{
-    reqs q = {r, n};
-    cr_progress_wait_until(all_done, &q);
-    for (int i = 0; i < n; i++)
-        if (r[i].status.MPI_ERROR)
-            return r[i].status.MPI_ERROR;
-    return MPI_SUCCESS;
-}
-
-int cr_coll_sendrecv(const cr_coll *k, const void *sbuf, MPI_Count scount, cr_dtype *sdt, int dst, void *rbuf,
-                     MPI_Count rcount, cr_dtype *rdt, int src)
-{
-    cr_request r;
-    int err = cr_coll_irecv(k, rbuf, rcount, rdt, src, &r);
-    if (err)
-        return err;
-    err = cr_coll_send(k, sbuf, scount, sdt, dst);
-    int err2 = cr_coll_waitall(&r, 1);
-    return err ? err : err2;
-}
-
 /* Scratch buffers. Collectives need temporary buffers on every call; allocating them afresh
  * costs an mmap, page faults and an munmap each time for large ones (glibc hands allocations
- * above 128 KiB straight to the kernel). A few buffers are kept and reused: collectives are
- * not re-entered, so a small set suffices; huge ones are not kept. */
+ * above 128 KiB straight to the kernel). A few buffers are kept and reused: blocking
+ * collectives run one at a time, so a small set suffices; nonblocking and persistent ones may
+ * hold slots while they live, and past the slots allocations are plain ones. Huge buffers are
+ * not kept. */
 #define SCRATCH_SLOTS 8
 #define SCRATCH_KEEP ((size_t)64 << 20)
 static struct {
@@ -154,6 +95,10 @@ void cr_coll_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *
         cr_dt_unpack(dst, dcount, ddt, 0, (const char *)src + sdt->true_lb, n);
         return;
     }
+    if (cr_dtype_is_contig(ddt)) {
+        cr_dt_pack(src, scount, sdt, 0, (char *)dst + ddt->true_lb, n);
+        return;
+    }
     char *tmp = cr_coll_scratch(n);
     if (!tmp)
         abort();
@@ -162,23 +107,26 @@ void cr_coll_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *
     cr_coll_scratch_release(tmp);
 }
 
-int cr_coll_fold(const cr_coll *k, void *buf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op, int rem)
+void cr_coll_fold(cr_sched *s, void *buf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op, int rem)
 {
-    if (k->rank >= 2 * rem)
-        return MPI_SUCCESS;
-    if (k->rank % 2 == 0)
-        return cr_coll_send(k, buf, count, dt, k->rank + 1);
-    int err = cr_coll_recv(k, tmp, count, dt, k->rank - 1);
-    if (!err)
-        cr_op_apply(op, tmp, buf, count, dt); /* buf = left op buf */
-    return err;
+    if (s->rank >= 2 * rem)
+        return;
+    if (s->rank % 2 == 0) {
+        cr_sched_send(s, buf, count, dt, s->rank + 1);
+        return;
+    }
+    cr_sched_recv(s, tmp, count, dt, s->rank - 1);
+    cr_sched_fence(s);
+    cr_sched_reduce(s, tmp, buf, count, dt, op); /* buf = left op buf */
 }
 
-int cr_coll_unfold(const cr_coll *k, void *buf, MPI_Count count, cr_dtype *dt, int rem)
+void cr_coll_unfold(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int rem)
 {
-    if (k->rank >= 2 * rem)
-        return MPI_SUCCESS;
-    if (k->rank % 2)
-        return cr_coll_send(k, buf, count, dt, k->rank - 1);
-    return cr_coll_recv(k, buf, count, dt, k->rank + 1);
+    if (s->rank >= 2 * rem)
+        return;
+    cr_sched_fence(s); /* the even side's fold send of buf is done before buf is received into */
+    if (s->rank % 2)
+        cr_sched_send(s, buf, count, dt, s->rank - 1);
+    else
+        cr_sched_recv(s, buf, count, dt, s->rank + 1);
 }
