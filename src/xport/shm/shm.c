@@ -32,15 +32,17 @@
  * reads it only when its cached copy says the ring is full.
  *
  * Waiting: when ranks outnumber cores ("sleep mode"), an idle process announces `sleeping`,
- * re-checks its rings and sleeps on its doorbell futex; a sender that commits a frame checks
- * the receiver's `sleeping` after a full fence and rings the bell (Dekker-style: no lost
- * wake-up). Receivers ring a sleeping sender after freeing ring space. Without oversubscription
+ * re-checks its rings and sleeps on its doorbell: the eventfd in its epoll set (xport/wait.c),
+ * which network sockets will share, or a futex word in its shm_proc where peers cannot reach
+ * the eventfd. A sender that commits a frame checks the receiver's `sleeping` after a full
+ * fence and rings the bell (Dekker-style: no lost wake-up). Receivers ring a sleeping sender after freeing ring space. Without oversubscription
  * nobody sleeps and senders skip the fence. */
 #include "shm.h"
 
 #include "core/base.h"
 #include "core/config.h"
 #include "pmi/pmi.h"
+#include "xport/wait.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,7 +60,7 @@
 #define CELL 64
 #define HDR_BYTES 40
 
-static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start;
+static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start, tune_doorbell;
 CR_TUNABLE(tune_ring_size, COURIER_SHM_RING_SIZE, CR_TUNE_SIZE, "0",
            "bytes of each shared-memory ring between two processes (a power of two, 4K..64M); 0 picks by process count");
 CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|0", 0, 4,
@@ -73,6 +75,11 @@ CR_TUNABLE_EX(tune_wait, COURIER_WAIT, CR_TUNE_CHOICE, "auto", "auto|spin|sleep"
               "how a waiting process waits: spin (poll, yielding now and then), sleep (poll briefly, then sleep until a peer "
               "sends), or auto (sleep when processes outnumber cores)");
 
+CR_TUNABLE_EX(tune_doorbell, COURIER_DOORBELL, CR_TUNE_CHOICE, "eventfd", "eventfd|futex|unreachable", 0, 2,
+              "what a sleeping process waits on: its eventfd (in the epoll set network sockets share), or a futex "
+              "word in shared memory; unreachable, for testing, makes peers fail to fetch this process's eventfd, "
+              "as when the kernel refuses pidfd_getfd, so it moves to the futex");
+
 typedef struct shm_header {
     uint64_t magic;
     uint32_t nlocal;
@@ -85,9 +92,11 @@ typedef struct shm_header {
 typedef struct shm_proc {
     _Alignas(CELL) int32_t pid;
     int32_t world_rank;
+    int32_t bell_fd;                 /* its doorbell eventfd, as its own descriptor number (-1: none) */
     uint64_t cpus[16];               /* the CPUs it may run on (1024 bits), for the oversubscription test */
-    _Alignas(CELL) atomic_uint bell; /* futex word: peers increment it to wake us */
+    _Alignas(CELL) atomic_uint bell; /* futex word: the doorbell when the eventfd cannot be used */
     atomic_uint sleeping;
+    atomic_uint futex_only; /* a peer could not reach our eventfd: sleep on the futex */
     atomic_uint joined; /* senders that announced themselves in our bitmap (see above) */
     _Alignas(CELL) atomic_uint polls; /* rounds of progress it made: moves while it is inside MPI */
 } shm_proc;
@@ -144,6 +153,8 @@ static struct {
     bool cma_ok;     /* single copy is allowed (not turned off, and not refused by the kernel) */
     bool cma_prefer; /* and preferred to the pipelined copy whatever the sender does */
     size_t coll_off, coll_bytes; /* the collective component's region */
+    bool eventfd_bell; /* our doorbell is the eventfd in our epoll set (xport/wait.h) */
+    int *peer_bells;   /* per process: 0 not fetched yet, -1 unreachable, else its eventfd + 1 in our table */
     int poll_start;
 } S = {.fd = -1};
 
@@ -214,8 +225,37 @@ static int futex(atomic_uint *addr, int op, unsigned val, const struct timespec 
     return (int)syscall(SYS_futex, (unsigned *)addr, op, val, ts, NULL, 0);
 }
 
+/* A peer's doorbell, as a descriptor of ours: fetched once, the first time we ring it, with
+ * pidfd_getfd (the permission is the one cross-memory attach needs). When that is refused the
+ * peer is told to sleep on its futex instead, and is rung there from then on. */
+static int peer_bell(shm_proc *p)
+{
+    int i = (int)(p - S.procs), v = S.peer_bells ? S.peer_bells[i] : -1;
+    if (v != 0)
+        return v > 0 ? v - 1 : -1;
+    int fd = -1;
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+    if (p->bell_fd >= 0 && p->bell_fd != INT32_MAX) {
+        int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)p->pid, 0);
+        if (pidfd >= 0) {
+            fd = (int)syscall(SYS_pidfd_getfd, pidfd, p->bell_fd, 0);
+            close(pidfd);
+        }
+    }
+#endif
+    if (fd < 0)
+        atomic_store_explicit(&p->futex_only, 1, memory_order_seq_cst);
+    S.peer_bells[i] = fd < 0 ? -1 : fd + 1;
+    return fd;
+}
+
 static void ring_bell(shm_proc *p)
 {
+    int fd = peer_bell(p);
+    if (fd >= 0) {
+        cr_wait_ring(fd);
+        return;
+    }
     atomic_fetch_add_explicit(&p->bell, 1, memory_order_relaxed);
     futex(&p->bell, FUTEX_WAKE, 1, NULL);
 }
@@ -287,15 +327,19 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     S.procs = (shm_proc *)(S.base + procs_off);
     S.procs[me].pid = (int32_t)getpid();
     S.procs[me].world_rank = local_world_ranks[me];
+    S.eventfd_bell = tune_doorbell != 1 && cr_wait_init();
+    /* (a descriptor number no process has open stands for one that cannot be fetched) */
+    S.procs[me].bell_fd = !S.eventfd_bell ? -1 : tune_doorbell == 2 ? INT32_MAX : cr_wait_bell_fd();
     publish_cpus(&S.procs[me]);
     atomic_fetch_add_explicit(&((shm_header *)S.base)->attached, 1, memory_order_release);
     S.out = calloc((size_t)n, sizeof *S.out);
     S.in = calloc((size_t)n, sizeof *S.in);
     S.active = calloc((size_t)n, sizeof *S.active);
+    S.peer_bells = calloc((size_t)n, sizeof *S.peer_bells);
     S.joins = (_Atomic uint64_t *)(S.base + joins_off);
     S.nactive = 0;
     S.joined_seen = 0;
-    if (!S.out || !S.in || !S.active)
+    if (!S.out || !S.in || !S.active || !S.peer_bells)
         return snprintf(why, cap, "out of memory"), -1;
     shm_ctrl *ctrl = (shm_ctrl *)(S.base + ctrl_off);
     for (int p = 0; p < n; p++) {
@@ -340,6 +384,12 @@ void cr_shm_finalize(void)
     free(S.in);
     free(S.active);
     S.active = NULL;
+    for (int p = 0; S.peer_bells && p < S.n; p++)
+        if (S.peer_bells[p] > 0)
+            close(S.peer_bells[p] - 1);
+    free(S.peer_bells);
+    S.peer_bells = NULL;
+    cr_wait_finalize();
     S.nactive = 0;
     S.base = NULL;
     S.fd = -1;
@@ -547,13 +597,19 @@ void cr_shm_sleep(bool (*ready)(void *), void *arg)
         return;
     }
     shm_proc *me = &S.procs[S.me];
+    bool on_eventfd = S.eventfd_bell && !atomic_load_explicit(&me->futex_only, memory_order_relaxed);
     unsigned bell = atomic_load_explicit(&me->bell, memory_order_relaxed);
     atomic_store_explicit(&me->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     if (!anything_pending() && !(ready && ready(arg))) {
-        /* The timeout is a safety net only: every frame rings the bell of a sleeper. */
-        struct timespec ts = {0, 100 * 1000 * 1000};
-        futex(&me->bell, FUTEX_WAIT, bell, &ts);
+        /* The timeout is a safety net only: every frame rings the bell of a sleeper. (It also
+         * bounds the one sleep that a peer's switch to the futex can cost, see peer_bell.) */
+        if (on_eventfd) {
+            cr_wait_sleep(100);
+        } else {
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            futex(&me->bell, FUTEX_WAIT, bell, &ts);
+        }
     }
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
 }
