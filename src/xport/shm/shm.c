@@ -1,14 +1,14 @@
 /* shm.c: the shared-memory transport.
  *
  * One segment per node, created by the node's first process as an anonymous memory file
- * (memfd): it never has a name in /dev/shm, so no crash, kill or missed cleanup can leave one
- * behind. The others open it through /proc/<pid>/fd/<fd> (the PMI key-value space carries
- * pid and fd) and map it.
+ * (memfd, segment.c): it never has a name in /dev/shm, so no crash, kill or missed cleanup can
+ * leave one behind. The others open it through /proc/<pid>/fd/<fd> (the PMI key-value space
+ * carries pid and fd) and map it.
  *
- * Layout: a header, one `shm_proc` per process (its pid and its doorbell), the collective
- * component's region, one ring control line per ordered pair, the "joined" bitmaps (which
- * processes ever sent to each one), then one ring per ordered pair of processes (sender,
- * receiver).
+ * Layout (cr_seg_layout, the same in every process): a header, one `shm_proc` per process (its
+ * pid and its doorbell), the collective component's region, one ring control line per ordered
+ * pair, the "joined" bitmaps (which processes ever sent to each one), then one ring per ordered
+ * pair of processes (sender, receiver).
  *
  * Rings cost only what is used: the segment is a sparse memory file, a ring's pages are touched
  * when its sender first writes to it, and a receiver polls only the rings of the processes that
@@ -42,6 +42,7 @@
 #include "core/base.h"
 #include "core/config.h"
 #include "pmi/pmi.h"
+#include "segment.h"
 #include "xport/wait.h"
 
 #include <errno.h>
@@ -152,7 +153,7 @@ static struct {
     bool sleep_mode;
     bool cma_ok;     /* single copy is allowed (not turned off, and not refused by the kernel) */
     bool cma_prefer; /* and preferred to the pipelined copy whatever the sender does */
-    size_t coll_off, coll_bytes; /* the collective component's region */
+    cr_seg_layout layout; /* the segment's regions */
     bool eventfd_bell; /* our doorbell is the eventfd in our epoll set (xport/wait.h) */
     int *peer_bells;   /* per process: 0 not fetched yet, -1 unreachable, else its eventfd + 1 in our table */
     int poll_start;
@@ -272,34 +273,32 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     S.ring_bytes = pick_ring_bytes(n);
     S.ncells = S.ring_bytes / CELL;
     S.mask = S.ncells - 1;
-    size_t procs_off = (sizeof(shm_header) + CELL - 1) & ~(size_t)(CELL - 1);
-    size_t coll_off = procs_off + (size_t)n * sizeof(shm_proc);
-    size_t coll_bytes = ((size_t)CR_SHM_COLL_BYTES(n) + CELL - 1) & ~(size_t)(CELL - 1);
-    size_t ctrl_off = coll_off + coll_bytes;
     S.words = (n + 63) / 64;
-    size_t joins_off = ctrl_off + (size_t)n * n * sizeof(shm_ctrl);
-    size_t rings_off = (joins_off + (size_t)n * S.words * sizeof(uint64_t) + 4095) & ~(size_t)4095;
-    S.coll_off = coll_off;
-    S.coll_bytes = coll_bytes;
-    size_t total = rings_off + (size_t)n * n * S.ring_bytes;
+    cr_seg_layout *L = &S.layout;
+    *L = (cr_seg_layout){0};
+    cr_seg_place(L, CR_SEG_HEADER, sizeof(shm_header), CELL);
+    cr_seg_place(L, CR_SEG_PROCS, (size_t)n * sizeof(shm_proc), CELL);
+    cr_seg_place(L, CR_SEG_COLL, CR_SHM_COLL_BYTES(n), CELL);
+    cr_seg_place(L, CR_SEG_CTRL, (size_t)n * n * sizeof(shm_ctrl), CELL);
+    cr_seg_place(L, CR_SEG_JOINS, (size_t)n * S.words * sizeof(uint64_t), CELL);
+    cr_seg_place(L, CR_SEG_RINGS, (size_t)n * n * S.ring_bytes, 4096);
+    size_t total = L->total;
     S.size = total;
 
     char key[64], val[128];
     snprintf(key, sizeof key, "cr-shm-%d", local_world_ranks[0]);
     if (me == 0) {
-        S.fd = memfd_create("courier-shm", MFD_CLOEXEC);
-        if (S.fd < 0 || ftruncate(S.fd, (off_t)total) != 0)
+        void *base;
+        if (cr_seg_create("courier-shm", total, &S.fd, &base) != 0)
             return snprintf(why, cap, "cannot create a %zu-byte shared memory file: %s", total, strerror(errno)), -1;
-        S.base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, S.fd, 0);
-        if (S.base == MAP_FAILED)
-            return snprintf(why, cap, "cannot map shared memory: %s", strerror(errno)), -1;
+        S.base = base;
         shm_header *h = (shm_header *)S.base;
         h->magic = SHM_MAGIC;
         h->nlocal = (uint32_t)n;
         h->ring_bytes = S.ring_bytes;
-        h->procs_off = procs_off;
-        h->ctrl_off = ctrl_off;
-        h->rings_off = rings_off;
+        h->procs_off = L->off[CR_SEG_PROCS];
+        h->ctrl_off = L->off[CR_SEG_CTRL];
+        h->rings_off = L->off[CR_SEG_RINGS];
         h->total = total;
         snprintf(val, sizeof val, "%d:%d:%zu", (int)getpid(), S.fd, total);
         if (cr_pmi_put(key, val))
@@ -310,21 +309,17 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     if (me != 0) {
         int pid, fd;
         size_t size;
-        char path[64];
+        void *base;
         if (cr_pmi_get(key, val, sizeof val) || sscanf(val, "%d:%d:%zu", &pid, &fd, &size) != 3 || size != total)
             return snprintf(why, cap, "the shared memory segment of this node is not in the PMI key-value space"), -1;
-        snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
-        int myfd = open(path, O_RDWR | O_CLOEXEC);
-        if (myfd < 0)
-            return snprintf(why, cap, "cannot open the node's shared memory through %s: %s", path, strerror(errno)), -1;
-        S.base = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, myfd, 0);
-        close(myfd);
-        if (S.base == MAP_FAILED)
-            return snprintf(why, cap, "cannot map shared memory: %s", strerror(errno)), -1;
+        if (cr_seg_attach(pid, fd, total, &base) != 0)
+            return snprintf(why, cap, "cannot map the node's shared memory (/proc/%d/fd/%d): %s", pid, fd,
+                            strerror(errno)), -1;
+        S.base = base;
         if (((shm_header *)S.base)->magic != SHM_MAGIC)
             return snprintf(why, cap, "the shared memory segment is not Courier's"), -1;
     }
-    S.procs = (shm_proc *)(S.base + procs_off);
+    S.procs = (shm_proc *)(S.base + L->off[CR_SEG_PROCS]);
     S.procs[me].pid = (int32_t)getpid();
     S.procs[me].world_rank = local_world_ranks[me];
     S.eventfd_bell = tune_doorbell != 1 && cr_wait_init();
@@ -336,17 +331,18 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     S.in = calloc((size_t)n, sizeof *S.in);
     S.active = calloc((size_t)n, sizeof *S.active);
     S.peer_bells = calloc((size_t)n, sizeof *S.peer_bells);
-    S.joins = (_Atomic uint64_t *)(S.base + joins_off);
+    S.joins = (_Atomic uint64_t *)(S.base + L->off[CR_SEG_JOINS]);
     S.nactive = 0;
     S.joined_seen = 0;
     if (!S.out || !S.in || !S.active || !S.peer_bells)
         return snprintf(why, cap, "out of memory"), -1;
-    shm_ctrl *ctrl = (shm_ctrl *)(S.base + ctrl_off);
+    shm_ctrl *ctrl = (shm_ctrl *)(S.base + L->off[CR_SEG_CTRL]);
+    char *rings = S.base + L->off[CR_SEG_RINGS];
     for (int p = 0; p < n; p++) {
         size_t to = (size_t)me * n + p, from = (size_t)p * n + me;
         uint32_t first = cr_shm_seq_start();
-        S.out[p] = (out_ring){S.base + rings_off + to * S.ring_bytes, &ctrl[to], &S.procs[p], 0, 0, first, false};
-        S.in[p] = (in_ring){S.base + rings_off + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, first,
+        S.out[p] = (out_ring){rings + to * S.ring_bytes, &ctrl[to], &S.procs[p], 0, 0, first, false};
+        S.in[p] = (in_ring){rings + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, first,
                             local_world_ranks[p]};
     }
     /* Every process's CPU mask is needed, and every one must decide alike (a sender that does
@@ -618,8 +614,8 @@ void *cr_shm_coll_area(size_t *bytes)
 {
     if (!S.base)
         return NULL;
-    *bytes = S.coll_bytes;
-    return S.base + S.coll_off;
+    *bytes = S.layout.bytes[CR_SEG_COLL];
+    return S.base + S.layout.off[CR_SEG_COLL];
 }
 
 int cr_shm_local_rank(void)
