@@ -453,13 +453,17 @@ static int start_one(MPI_Request h, int index)
             return cr_err(MPI_ERR_REQUEST, "array_of_requests[%d] is not a persistent request", index);
         return cr_err(MPI_ERR_REQUEST, "request=%#lx is not a persistent request", (unsigned long)(uintptr_t)h);
     }
+    int err;
     if (r->active)
-        return cr_err(MPI_ERR_REQUEST, "the persistent request%s is already active (wait for it before starting it again)",
-                      index >= 0 ? " in the array" : "");
-    if (!r->ops || !r->ops->start)
-        return cr_err(MPI_ERR_REQUEST, "the persistent request%s cannot be started", index >= 0 ? " in the array" : "");
-    r->active = 1;
-    return r->ops->start(r);
+        err = cr_err(MPI_ERR_REQUEST, "the persistent request%s is already active (wait for it before starting it again)",
+                     index >= 0 ? " in the array" : "");
+    else if (!r->ops || !r->ops->start)
+        err = cr_err(MPI_ERR_REQUEST, "the persistent request%s cannot be started", index >= 0 ? " in the array" : "");
+    else
+        r->active = 1, err = r->ops->start(r);
+    if (err)
+        cr_err_target_hint = r->err_target; /* the error goes to the request's communicator */
+    return err;
 }
 
 int cr_mpi_start(MPI_Request *request)
@@ -503,9 +507,10 @@ int cr_mpi_cancel(MPI_Request *h)
         return err;
     if (!r)
         return *h == MPI_REQUEST_NULL ? cr_err(MPI_ERR_REQUEST, "request is MPI_REQUEST_NULL") : MPI_SUCCESS;
-    if (r->ops && r->ops->cancel)
-        return r->ops->cancel(r);
-    return MPI_SUCCESS;
+    err = r->ops && r->ops->cancel ? r->ops->cancel(r) : MPI_SUCCESS;
+    if (err)
+        cr_err_target_hint = r->err_target; /* the error goes to the request's communicator */
+    return err;
 }
 
 int cr_mpi_test_cancelled(const MPI_Status *status, int *flag)
