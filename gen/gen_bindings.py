@@ -84,18 +84,21 @@ def is_handle_in(p, opts):
 def impl_params(funcs, f, opts):
     """The implementation's parameters: (C declaration, how the binding passes it)."""
     big = f if separate_forms(f) else twin_of(funcs, f)
+    # The int form, to tell which arrays differ between the forms (the _c form passes its own
+    # MPI_Count arrays through the same cr_cvec as the int form's int arrays).
+    small = funcs.get(f.base, f) if f.large and not separate_forms(f) else f
     out = []
-    for p, q in zip(f.params, big.params):
+    for p, q, r in zip(f.params, big.params, small.params):
         if p.kind == "VARARGS":
             continue
         if is_handle_in(p, opts):
             t = HANDLE_IN[p.kind][0]
             out.append((f"{t} *{p.name}", f"{p.name}_obj"))
-        elif p.ctype == q.ctype:
-            out.append((q.decl(), p.name))
-        elif p.array:
+        elif p.array and r.ctype != q.ctype:
             vec = "cr_cvec" if p.const else "cr_cvec_mut"
             out.append((f"{vec} {p.name}", f"{vec}_of({p.name}, {int(f.large)})"))
+        elif p.ctype == q.ctype:
+            out.append((q.decl(), p.name))
         elif p.pointer:
             out.append((f"{q.ctype} {q.name}".replace("* ", " *"), f"&{p.name}_l" if not f.large else p.name))
         else:
@@ -194,8 +197,8 @@ def gen_checks(funcs, f, opts):
     # buffer + count + datatype, as one unit
     for i, p in enumerate(f.params[:-2]):
         c, d = f.params[i + 1], f.params[i + 2]
-        if p.kind == "BUFFER" and c.kind in COUNT_KINDS and d.kind == "DATATYPE" and d.name in resolved \
-                and p.name not in nocheck:
+        if p.kind == "BUFFER" and c.kind in COUNT_KINDS and not c.array and d.kind == "DATATYPE" \
+                and d.name in resolved and p.name not in nocheck:
             checks.append(f'    if ((cr_rc = cr_check_buffer({p.name}, {c.name}, {d.name}_obj, "{p.name}")))')
             checks.append("        goto fail;")
     if not is_tool:

@@ -12,6 +12,7 @@
 #define CR_COLL_H
 
 #include "comm/comm.h"
+#include "core/types.h"
 #include "coll/op.h"
 #include "coll/sched.h"
 #include "req/request.h"
@@ -38,6 +39,36 @@ static inline char *cr_coll_at(const void *buf, MPI_Count index, const cr_dtype 
  * context ids and on split colors with these). Both work in place. */
 int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm);
 int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm *comm);
+
+/* ----------------------------------------------------------------- the calls (select.c) */
+
+/* How a collective call runs its schedule: the three forms of every collective. */
+typedef enum { CR_RUN_BLOCKING, CR_RUN_NONBLOCKING, CR_RUN_PERSISTENT } cr_run_mode;
+
+/* The arguments of one collective call, as its builder needs them (the fields it uses). */
+typedef struct cr_coll_call {
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count scount, rcount;
+    cr_dtype *sdt, *rdt;
+    cr_op *op;
+    int root;
+    cr_cvec scounts, sdispls, rcounts, rdispls; /* v and w variants */
+    cr_dtype *const *sdts, *const *rdts;        /* w variants: a type per process */
+} cr_coll_call;
+
+/* Appends the call's steps; `blocking` allows the node component (one collective at a time). */
+typedef void cr_coll_build_fn(cr_sched *s, const cr_coll_call *a, bool blocking);
+/* Builds the call's schedule and runs it (blocking), returns it as a request (nonblocking) or
+ * keeps it in an inactive persistent request. */
+int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_coll_build_fn *build,
+                   const cr_coll_call *a);
+/* The selected allreduce, in place (rbuf holds this process's contribution). */
+void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool blocking);
+/* Argument checks the calls share, each naming `arg` in its message. */
+int cr_coll_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg);
+int cr_coll_check_count(MPI_Count count, const char *arg);
+int cr_coll_resolve(MPI_Datatype h, const char *arg, cr_dtype **dt);
 
 /* Algorithms: each appends its steps to a schedule (sched.h), which the blocking,
  * nonblocking and persistent forms of the call then run. They use the schedule's rank, size
@@ -69,6 +100,32 @@ void cr_coll_scatter_binomial(cr_sched *s, const void *sbuf, MPI_Count scount, c
 void cr_coll_allgather_recursive_doubling(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt);
 void cr_coll_allgather_bruck(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt);
 void cr_coll_allgather_ring(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dtype *rdt);
+
+/* Blocks of different sizes (v variants): counts and displacements (in extents of the type). */
+void cr_coll_gatherv_linear(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                            cr_cvec rcounts, cr_cvec displs, cr_dtype *rdt, int root);
+void cr_coll_scatterv_linear(cr_sched *s, const void *sbuf, cr_cvec scounts, cr_cvec displs, cr_dtype *sdt,
+                             void *rbuf, MPI_Count rcount, cr_dtype *rdt, int root);
+/* In place: this process's block is at its place in rbuf. */
+void cr_coll_allgatherv_ring(cr_sched *s, void *rbuf, cr_cvec rcounts, cr_cvec displs, cr_dtype *rdt);
+void cr_coll_allgatherv_direct(cr_sched *s, void *rbuf, cr_cvec rcounts, cr_cvec displs, cr_dtype *rdt);
+
+/* All-to-all: what one call exchanges with process `peer` (alltoall, alltoallv and alltoallw
+ * differ only in how they find it). */
+typedef struct cr_coll_block {
+    const void *sbuf;
+    MPI_Count scount;
+    cr_dtype *sdt;
+    void *rbuf;
+    MPI_Count rcount;
+    cr_dtype *rdt;
+} cr_coll_block;
+typedef void cr_coll_peer_fn(const cr_coll_call *a, int peer, cr_coll_block *b);
+void cr_coll_alltoall_pairwise(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
+
+/* Prefix reductions: rank r gets ranks 0..r (or 0..r-1 when `exclusive`) combined. */
+void cr_coll_scan_recursive_doubling(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt,
+                                     cr_op *op, bool exclusive);
 
 /* Folding a process count to a power of two (recursive doubling and halving): with
  * pof2 = the largest power of two <= p and rem = p - pof2, the first 2*rem processes pair up

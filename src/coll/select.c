@@ -38,14 +38,14 @@ static inline bool is_pof2(int p)
     return (p & (p - 1)) == 0;
 }
 
-static int check_root_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg)
+int cr_coll_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg)
 {
     if (!buf && count > 0 && cr_dtype_starts_at_buffer(dt))
         return cr_err(MPI_ERR_BUFFER, "%s is NULL but %lld elements are to be accessed", arg, (long long)count);
     return MPI_SUCCESS;
 }
 
-static int check_count(MPI_Count count, const char *arg)
+int cr_coll_check_count(MPI_Count count, const char *arg)
 {
     return count < 0 ? cr_err(MPI_ERR_COUNT, "invalid count %s=%lld: must not be negative", arg, (long long)count)
                      : MPI_SUCCESS;
@@ -53,24 +53,10 @@ static int check_count(MPI_Count count, const char *arg)
 
 /* ----------------------------------------------------------------- running a call */
 
-typedef enum { RUN_BLOCKING, RUN_NONBLOCKING, RUN_PERSISTENT } run_mode;
-
-/* The arguments of one collective call, as its builder needs them. */
-typedef struct coll_call {
-    const void *sbuf;
-    void *rbuf;
-    MPI_Count scount, rcount;
-    cr_dtype *sdt, *rdt;
-    cr_op *op;
-    int root;
-} coll_call;
-
-/* Appends the call's steps; `blocking` allows the node component (one collective at a time). */
-typedef void build_fn(cr_sched *s, const coll_call *a, bool blocking);
-
-static int launch(cr_comm *comm, run_mode mode, MPI_Request *request, build_fn *build, const coll_call *a)
+int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_coll_build_fn *build,
+                   const cr_coll_call *a)
 {
-    if (mode == RUN_BLOCKING) {
+    if (mode == CR_RUN_BLOCKING) {
         cr_sched s;
         cr_sched_init(&s, comm);
         build(&s, a, true);
@@ -89,12 +75,12 @@ static int launch(cr_comm *comm, run_mode mode, MPI_Request *request, build_fn *
         cr_sched_free(s);
         return err;
     }
-    return cr_sched_post(s, mode == RUN_PERSISTENT, request);
+    return cr_sched_post(s, mode == CR_RUN_PERSISTENT, request);
 }
 
 /* ----------------------------------------------------------------- barrier */
 
-static void build_barrier(cr_sched *s, const coll_call *a, bool blocking)
+static void build_barrier(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)a;
     if (s->size == 1)
@@ -105,31 +91,31 @@ static void build_barrier(cr_sched *s, const coll_call *a, bool blocking)
         cr_coll_barrier_dissemination(s);
 }
 
-static int barrier(cr_comm *comm, run_mode mode, MPI_Request *request)
+static int barrier(cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
-    coll_call a = {0};
-    return launch(comm, mode, request, build_barrier, &a);
+    cr_coll_call a = {0};
+    return cr_coll_launch(comm, mode, request, build_barrier, &a);
 }
 
 int cr_mpi_barrier(cr_comm *comm)
 {
-    return barrier(comm, RUN_BLOCKING, NULL);
+    return barrier(comm, CR_RUN_BLOCKING, NULL);
 }
 
 int cr_mpi_ibarrier(cr_comm *comm, MPI_Request *request)
 {
-    return barrier(comm, RUN_NONBLOCKING, request);
+    return barrier(comm, CR_RUN_NONBLOCKING, request);
 }
 
 int cr_mpi_barrier_init(cr_comm *comm, cr_info *info, MPI_Request *request)
 {
     (void)info;
-    return barrier(comm, RUN_PERSISTENT, request);
+    return barrier(comm, CR_RUN_PERSISTENT, request);
 }
 
 /* ----------------------------------------------------------------- broadcast */
 
-static void build_bcast(cr_sched *s, const coll_call *a, bool blocking)
+static void build_bcast(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
     uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
@@ -144,34 +130,34 @@ static void build_bcast(cr_sched *s, const coll_call *a, bool blocking)
         cr_coll_bcast_binomial(s, a->rbuf, a->rcount, a->rdt, a->root);
 }
 
-static int bcast(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm, run_mode mode,
+static int bcast(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm, cr_run_mode mode,
                  MPI_Request *request)
 {
-    coll_call a = {.rbuf = buf, .rcount = count, .rdt = dt, .root = root};
-    return launch(comm, mode, request, build_bcast, &a);
+    cr_coll_call a = {.rbuf = buf, .rcount = count, .rdt = dt, .root = root};
+    return cr_coll_launch(comm, mode, request, build_bcast, &a);
 }
 
 int cr_mpi_bcast(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm)
 {
-    return bcast(buf, count, dt, root, comm, RUN_BLOCKING, NULL);
+    return bcast(buf, count, dt, root, comm, CR_RUN_BLOCKING, NULL);
 }
 
 int cr_mpi_ibcast(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm, MPI_Request *request)
 {
-    return bcast(buf, count, dt, root, comm, RUN_NONBLOCKING, request);
+    return bcast(buf, count, dt, root, comm, CR_RUN_NONBLOCKING, request);
 }
 
 int cr_mpi_bcast_init(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm, cr_info *info,
                       MPI_Request *request)
 {
     (void)info;
-    return bcast(buf, count, dt, root, comm, RUN_PERSISTENT, request);
+    return bcast(buf, count, dt, root, comm, CR_RUN_PERSISTENT, request);
 }
 
 /* ----------------------------------------------------------------- allreduce */
 
 /* The algorithm, in place: this process's contribution is in rbuf. */
-static void allreduce_in_place(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool blocking)
+void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool blocking)
 {
     if (s->size == 1 || count == 0)
         return;
@@ -194,50 +180,50 @@ int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
 {
     cr_sched s;
     cr_sched_init(&s, comm);
-    allreduce_in_place(&s, rbuf, count, dt, op, true);
+    cr_coll_allreduce_select(&s, rbuf, count, dt, op, true);
     return cr_sched_run(&s);
 }
 
-static void build_allreduce(cr_sched *s, const coll_call *a, bool blocking)
+static void build_allreduce(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     if (a->sbuf != MPI_IN_PLACE)
         cr_sched_copy(s, a->sbuf, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
-    allreduce_in_place(s, a->rbuf, a->rcount, a->rdt, a->op, blocking);
+    cr_coll_allreduce_select(s, a->rbuf, a->rcount, a->rdt, a->op, blocking);
 }
 
 static int allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
-                     run_mode mode, MPI_Request *request)
+                     cr_run_mode mode, MPI_Request *request)
 {
     int err = cr_op_check(op, dt);
     if (err)
         return err;
-    if (sbuf != MPI_IN_PLACE && (err = check_root_buffer(sbuf, count, dt, "sendbuf")))
+    if (sbuf != MPI_IN_PLACE && (err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf")))
         return err;
-    coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op};
-    return launch(comm, mode, request, build_allreduce, &a);
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op};
+    return cr_coll_launch(comm, mode, request, build_allreduce, &a);
 }
 
 int cr_mpi_allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm)
 {
-    return allreduce(sbuf, rbuf, count, dt, op, comm, RUN_BLOCKING, NULL);
+    return allreduce(sbuf, rbuf, count, dt, op, comm, CR_RUN_BLOCKING, NULL);
 }
 
 int cr_mpi_iallreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
                       MPI_Request *request)
 {
-    return allreduce(sbuf, rbuf, count, dt, op, comm, RUN_NONBLOCKING, request);
+    return allreduce(sbuf, rbuf, count, dt, op, comm, CR_RUN_NONBLOCKING, request);
 }
 
 int cr_mpi_allreduce_init(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
                           cr_info *info, MPI_Request *request)
 {
     (void)info;
-    return allreduce(sbuf, rbuf, count, dt, op, comm, RUN_PERSISTENT, request);
+    return allreduce(sbuf, rbuf, count, dt, op, comm, CR_RUN_PERSISTENT, request);
 }
 
 /* ----------------------------------------------------------------- reduce */
 
-static void build_reduce(cr_sched *s, const coll_call *a, bool blocking)
+static void build_reduce(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     MPI_Count count = a->rcount;
     cr_dtype *dt = a->rdt;
@@ -264,7 +250,7 @@ static void build_reduce(cr_sched *s, const coll_call *a, bool blocking)
 }
 
 static int reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *comm,
-                  run_mode mode, MPI_Request *request)
+                  cr_run_mode mode, MPI_Request *request)
 {
     int err = cr_op_check(op, dt);
     if (err)
@@ -273,43 +259,43 @@ static int reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, c
     if (sbuf == MPI_IN_PLACE && !at_root)
         return cr_err(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is allowed only at the root (rank %d), not at rank %d",
                       root, comm->rank);
-    if (sbuf != MPI_IN_PLACE && (err = check_root_buffer(sbuf, count, dt, "sendbuf")))
+    if (sbuf != MPI_IN_PLACE && (err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf")))
         return err;
-    if (at_root && (err = check_root_buffer(rbuf, count, dt, "recvbuf")))
+    if (at_root && (err = cr_coll_check_buffer(rbuf, count, dt, "recvbuf")))
         return err;
-    coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .root = root};
-    return launch(comm, mode, request, build_reduce, &a);
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .root = root};
+    return cr_coll_launch(comm, mode, request, build_reduce, &a);
 }
 
 int cr_mpi_reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *comm)
 {
-    return reduce(sbuf, rbuf, count, dt, op, root, comm, RUN_BLOCKING, NULL);
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, CR_RUN_BLOCKING, NULL);
 }
 
 int cr_mpi_ireduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *comm,
                    MPI_Request *request)
 {
-    return reduce(sbuf, rbuf, count, dt, op, root, comm, RUN_NONBLOCKING, request);
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, CR_RUN_NONBLOCKING, request);
 }
 
 int cr_mpi_reduce_init(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root,
                        cr_comm *comm, cr_info *info, MPI_Request *request)
 {
     (void)info;
-    return reduce(sbuf, rbuf, count, dt, op, root, comm, RUN_PERSISTENT, request);
+    return reduce(sbuf, rbuf, count, dt, op, root, comm, CR_RUN_PERSISTENT, request);
 }
 
 /* ----------------------------------------------------------------- gather, scatter */
 
 /* The datatype arguments that matter at this process, resolved. */
-static int resolve(MPI_Datatype h, const char *arg, cr_dtype **dt)
+int cr_coll_resolve(MPI_Datatype h, const char *arg, cr_dtype **dt)
 {
     return cr_dtype_check(h, arg, true, dt);
 }
 
 /* A copy of this process's own block when the communicator has one process: what the
  * algorithms would do with p blocks, done for one. */
-static bool alone(cr_sched *s, const coll_call *a)
+static bool alone(cr_sched *s, const cr_coll_call *a)
 {
     if (s->size != 1)
         return false;
@@ -318,7 +304,7 @@ static bool alone(cr_sched *s, const coll_call *a)
     return true;
 }
 
-static void build_gather(cr_sched *s, const coll_call *a, bool blocking)
+static void build_gather(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
     if (!alone(s, a))
@@ -326,46 +312,46 @@ static void build_gather(cr_sched *s, const coll_call *a, bool blocking)
 }
 
 static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                  MPI_Datatype rtype, int root, cr_comm *comm, run_mode mode, MPI_Request *request)
+                  MPI_Datatype rtype, int root, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL, *rdt = NULL;
     bool at_root = comm->rank == root;
     int err = MPI_SUCCESS;
     if (sbuf == MPI_IN_PLACE && !at_root)
         return cr_err(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
-    if (sbuf != MPI_IN_PLACE && ((err = check_count(scount, "sendcount")) || (err = resolve(stype, "sendtype", &sdt)) ||
-                                 (err = check_root_buffer(sbuf, scount, sdt, "sendbuf"))))
+    if (sbuf != MPI_IN_PLACE && ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
+                                 (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
-    if (at_root && ((err = check_count(rcount, "recvcount")) || (err = resolve(rtype, "recvtype", &rdt)) ||
-                    (err = check_root_buffer(rbuf, rcount, rdt, "recvbuf"))))
+    if (at_root && ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
+                    (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
     if (at_root && sdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
         return cr_err(MPI_ERR_TRUNCATE, "the root sends %lld bytes to itself but receives %lld per process",
                       (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
-    coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root};
-    return launch(comm, mode, request, build_gather, &a);
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root};
+    return cr_coll_launch(comm, mode, request, build_gather, &a);
 }
 
 int cr_mpi_gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                   MPI_Datatype rtype, int root, cr_comm *comm)
 {
-    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_BLOCKING, NULL);
+    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, CR_RUN_BLOCKING, NULL);
 }
 
 int cr_mpi_igather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                    MPI_Datatype rtype, int root, cr_comm *comm, MPI_Request *request)
 {
-    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_NONBLOCKING, request);
+    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, CR_RUN_NONBLOCKING, request);
 }
 
 int cr_mpi_gather_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                        MPI_Datatype rtype, int root, cr_comm *comm, cr_info *info, MPI_Request *request)
 {
     (void)info;
-    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_PERSISTENT, request);
+    return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, CR_RUN_PERSISTENT, request);
 }
 
-static void build_scatter(cr_sched *s, const coll_call *a, bool blocking)
+static void build_scatter(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
     if (!alone(s, a))
@@ -373,40 +359,40 @@ static void build_scatter(cr_sched *s, const coll_call *a, bool blocking)
 }
 
 static int scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                   MPI_Datatype rtype, int root, cr_comm *comm, run_mode mode, MPI_Request *request)
+                   MPI_Datatype rtype, int root, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL, *rdt = NULL;
     bool at_root = comm->rank == root;
     int err = MPI_SUCCESS;
     if (rbuf == MPI_IN_PLACE && !at_root)
         return cr_err(MPI_ERR_BUFFER, "recvbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
-    if (at_root && ((err = check_count(scount, "sendcount")) || (err = resolve(stype, "sendtype", &sdt)) ||
-                    (err = check_root_buffer(sbuf, scount, sdt, "sendbuf"))))
+    if (at_root && ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
+                    (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
-    if (rbuf != MPI_IN_PLACE && ((err = check_count(rcount, "recvcount")) || (err = resolve(rtype, "recvtype", &rdt)) ||
-                                 (err = check_root_buffer(rbuf, rcount, rdt, "recvbuf"))))
+    if (rbuf != MPI_IN_PLACE && ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
+                                 (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root};
-    return launch(comm, mode, request, build_scatter, &a);
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root};
+    return cr_coll_launch(comm, mode, request, build_scatter, &a);
 }
 
 int cr_mpi_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                    MPI_Datatype rtype, int root, cr_comm *comm)
 {
-    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_BLOCKING, NULL);
+    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, CR_RUN_BLOCKING, NULL);
 }
 
 int cr_mpi_iscatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                     MPI_Datatype rtype, int root, cr_comm *comm, MPI_Request *request)
 {
-    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_NONBLOCKING, request);
+    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, CR_RUN_NONBLOCKING, request);
 }
 
 int cr_mpi_scatter_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                         MPI_Datatype rtype, int root, cr_comm *comm, cr_info *info, MPI_Request *request)
 {
     (void)info;
-    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, RUN_PERSISTENT, request);
+    return scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, CR_RUN_PERSISTENT, request);
 }
 
 /* ----------------------------------------------------------------- allgather */
@@ -438,7 +424,7 @@ int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm 
     return cr_sched_run(&s);
 }
 
-static void build_allgather(cr_sched *s, const coll_call *a, bool blocking)
+static void build_allgather(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
     if (a->sbuf != MPI_IN_PLACE)
@@ -448,37 +434,37 @@ static void build_allgather(cr_sched *s, const coll_call *a, bool blocking)
 }
 
 static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-                     cr_dtype *rdt, cr_comm *comm, run_mode mode, MPI_Request *request)
+                     cr_dtype *rdt, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     int err = MPI_SUCCESS;
     cr_dtype *sdt = NULL;
     if (sbuf != MPI_IN_PLACE) {
-        if ((err = check_count(scount, "sendcount")) || (err = resolve(stype, "sendtype", &sdt)) ||
-            (err = check_root_buffer(sbuf, scount, sdt, "sendbuf")))
+        if ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
+            (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")))
             return err;
         if ((uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
             return cr_err(MPI_ERR_TRUNCATE, "sendcount/sendtype give %lld bytes, recvcount/recvtype %lld per process",
                           (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
     }
-    coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0};
-    return launch(comm, mode, request, build_allgather, &a);
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0};
+    return cr_coll_launch(comm, mode, request, build_allgather, &a);
 }
 
 int cr_mpi_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                      cr_dtype *rdt, cr_comm *comm)
 {
-    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, RUN_BLOCKING, NULL);
+    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, CR_RUN_BLOCKING, NULL);
 }
 
 int cr_mpi_iallgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                       cr_dtype *rdt, cr_comm *comm, MPI_Request *request)
 {
-    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, RUN_NONBLOCKING, request);
+    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, CR_RUN_NONBLOCKING, request);
 }
 
 int cr_mpi_allgather_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                           cr_dtype *rdt, cr_comm *comm, cr_info *info, MPI_Request *request)
 {
     (void)info;
-    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, RUN_PERSISTENT, request);
+    return allgather(sbuf, scount, stype, rbuf, rcount, rdt, comm, CR_RUN_PERSISTENT, request);
 }

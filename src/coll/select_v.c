@@ -1,0 +1,419 @@
+/* select_v.c: the collective calls whose blocks differ by process or go from everyone to
+ * everyone: gatherv, scatterv, allgatherv, alltoall(v,w), reduce_scatter(_block), scan and
+ * exscan, each blocking, nonblocking and persistent (see select.c for the rest and for how a
+ * call runs its schedule). Arguments are checked here where they matter only at some
+ * processes (the root's arrays) or only without MPI_IN_PLACE. */
+#include "coll.h"
+
+#include "core/config.h"
+#include "core/error.h"
+#include "cr_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int64_t allgatherv_alg, allgatherv_large;
+CR_TUNABLE_EX(allgatherv_alg, COURIER_COLL_ALLGATHERV, CR_TUNE_CHOICE, "auto", "auto|direct|ring", 0, 2,
+              "MPI_Allgatherv algorithm (direct: every block to every process at once; ring)");
+CR_TUNABLE_EX(allgatherv_large, COURIER_COLL_ALLGATHERV_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
+              "total bytes gathered from which MPI_Allgatherv uses a ring");
+
+/* The three forms of a call: `impl` takes the parameters, then the mode and the request. */
+#define CR_UNPAREN(...) __VA_ARGS__
+#define THREE_FORMS(name, PARAMS, ARGS)                                                            \
+    int cr_mpi_##name(CR_UNPAREN PARAMS)                                                           \
+    {                                                                                              \
+        return name(CR_UNPAREN ARGS, CR_RUN_BLOCKING, NULL);                                       \
+    }                                                                                              \
+    int cr_mpi_i##name(CR_UNPAREN PARAMS, MPI_Request *request)                                    \
+    {                                                                                              \
+        return name(CR_UNPAREN ARGS, CR_RUN_NONBLOCKING, request);                                 \
+    }                                                                                              \
+    int cr_mpi_##name##_init(CR_UNPAREN PARAMS, cr_info *info, MPI_Request *request)               \
+    {                                                                                              \
+        (void)info;                                                                                \
+        return name(CR_UNPAREN ARGS, CR_RUN_PERSISTENT, request);                                  \
+    }
+
+/* Every count of `counts` (one per process) is not negative. */
+static int check_counts(cr_cvec counts, int n, const char *arg)
+{
+    for (int i = 0; i < n; i++)
+        if (cr_cvec_at(counts, (size_t)i) < 0)
+            return cr_err(MPI_ERR_COUNT, "invalid count %s[%d]=%lld: must not be negative", arg, i,
+                          (long long)cr_cvec_at(counts, (size_t)i));
+    return MPI_SUCCESS;
+}
+
+static int check_match(uint64_t sbytes, uint64_t rbytes, const char *what)
+{
+    if (sbytes != rbytes)
+        return cr_err(MPI_ERR_TRUNCATE, "%s: %llu bytes sent but %llu expected", what, (unsigned long long)sbytes,
+                      (unsigned long long)rbytes);
+    return MPI_SUCCESS;
+}
+
+static inline uint64_t bytes_of(MPI_Count count, const cr_dtype *dt)
+{
+    return (uint64_t)count * (uint64_t)dt->size;
+}
+
+/* ----------------------------------------------------------------- gatherv, scatterv */
+
+static void build_gatherv(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    (void)blocking;
+    cr_coll_gatherv_linear(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcounts, a->rdispls, a->rdt, a->root);
+}
+
+static int gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, cr_cvec rcounts, cr_cvec displs,
+                   MPI_Datatype rtype, int root, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
+{
+    cr_dtype *sdt = NULL, *rdt = NULL;
+    bool at_root = comm->rank == root;
+    int err = MPI_SUCCESS;
+    if (sbuf == MPI_IN_PLACE && !at_root)
+        return cr_err(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
+    if (sbuf != MPI_IN_PLACE &&
+        ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
+         (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
+        return err;
+    if (at_root) {
+        if ((err = check_counts(rcounts, comm->size, "recvcounts")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)))
+            return err;
+        if (sdt && (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)root), rdt),
+                                      "the root's own block")))
+            return err;
+    }
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .root = root,
+                      .rcounts = rcounts, .rdispls = displs};
+    return cr_coll_launch(comm, mode, request, build_gatherv, &a);
+}
+
+THREE_FORMS(gatherv,
+            (const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, cr_cvec rcounts, cr_cvec displs,
+             MPI_Datatype rtype, int root, cr_comm *comm),
+            (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
+
+static void build_scatterv(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    (void)blocking;
+    cr_coll_scatterv_linear(s, a->sbuf, a->scounts, a->sdispls, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+}
+
+static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datatype stype, void *rbuf,
+                    MPI_Count rcount, MPI_Datatype rtype, int root, cr_comm *comm, cr_run_mode mode,
+                    MPI_Request *request)
+{
+    cr_dtype *sdt = NULL, *rdt = NULL;
+    bool at_root = comm->rank == root;
+    int err = MPI_SUCCESS;
+    if (rbuf == MPI_IN_PLACE && !at_root)
+        return cr_err(MPI_ERR_BUFFER, "recvbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
+    if (at_root &&
+        ((err = check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
+        return err;
+    if (rbuf != MPI_IN_PLACE &&
+        ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
+         (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
+        return err;
+    if (at_root && rdt &&
+        (err = check_match(bytes_of(cr_cvec_at(scounts, (size_t)root), sdt), bytes_of(rcount, rdt), "the root's own block")))
+        return err;
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .sdt = sdt, .rdt = rdt, .root = root,
+                      .scounts = scounts, .sdispls = displs};
+    return cr_coll_launch(comm, mode, request, build_scatterv, &a);
+}
+
+THREE_FORMS(scatterv,
+            (const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+             MPI_Datatype rtype, int root, cr_comm *comm),
+            (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
+
+/* ----------------------------------------------------------------- allgatherv */
+
+static void build_allgatherv(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    (void)blocking;
+    int p = s->size;
+    if (a->sbuf != MPI_IN_PLACE)
+        cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, cr_cvec_at(a->rdispls, (size_t)s->rank), a->rdt),
+                      cr_cvec_at(a->rcounts, (size_t)s->rank), a->rdt);
+    if (p == 1)
+        return;
+    uint64_t total = 0;
+    for (int i = 0; i < p; i++)
+        total += bytes_of(cr_cvec_at(a->rcounts, (size_t)i), a->rdt);
+    int alg = (int)allgatherv_alg;
+    if (alg == 0)
+        alg = total >= (uint64_t)allgatherv_large ? 2 : 1;
+    if (alg == 1)
+        cr_coll_allgatherv_direct(s, a->rbuf, a->rcounts, a->rdispls, a->rdt);
+    else
+        cr_coll_allgatherv_ring(s, a->rbuf, a->rcounts, a->rdispls, a->rdt);
+}
+
+static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, cr_cvec rcounts,
+                      cr_cvec displs, cr_dtype *rdt, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
+{
+    cr_dtype *sdt = NULL;
+    int err = check_counts(rcounts, comm->size, "recvcounts");
+    if (err)
+        return err;
+    if (sbuf != MPI_IN_PLACE &&
+        ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
+         (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")) ||
+         (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)comm->rank), rdt),
+                            "this process's own block (sendcount/sendtype against recvcounts[rank]/recvtype)"))))
+        return err;
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .rcounts = rcounts,
+                      .rdispls = displs};
+    return cr_coll_launch(comm, mode, request, build_allgatherv, &a);
+}
+
+THREE_FORMS(allgatherv,
+            (const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, cr_cvec rcounts, cr_cvec displs,
+             cr_dtype *rdt, cr_comm *comm),
+            (sbuf, scount, stype, rbuf, rcounts, displs, rdt, comm))
+
+/* ----------------------------------------------------------------- alltoall, v, w */
+
+static void alltoall_peer(const cr_coll_call *a, int peer, cr_coll_block *b)
+{
+    b->sbuf = a->sbuf == MPI_IN_PLACE ? NULL : cr_coll_at(a->sbuf, (MPI_Count)peer * a->scount, a->sdt);
+    b->scount = a->scount;
+    b->sdt = a->sdt;
+    b->rbuf = cr_coll_at(a->rbuf, (MPI_Count)peer * a->rcount, a->rdt);
+    b->rcount = a->rcount;
+    b->rdt = a->rdt;
+}
+
+static void alltoallv_peer(const cr_coll_call *a, int peer, cr_coll_block *b)
+{
+    size_t i = (size_t)peer;
+    if (a->sbuf != MPI_IN_PLACE) {
+        b->sbuf = cr_coll_at(a->sbuf, cr_cvec_at(a->sdispls, i), a->sdt);
+        b->scount = cr_cvec_at(a->scounts, i);
+        b->sdt = a->sdt;
+    }
+    b->rbuf = cr_coll_at(a->rbuf, cr_cvec_at(a->rdispls, i), a->rdt);
+    b->rcount = cr_cvec_at(a->rcounts, i);
+    b->rdt = a->rdt;
+}
+
+/* Alltoallw: displacements in bytes, a type per process. */
+static void alltoallw_peer(const cr_coll_call *a, int peer, cr_coll_block *b)
+{
+    size_t i = (size_t)peer;
+    if (a->sbuf != MPI_IN_PLACE) {
+        b->sbuf = (const char *)a->sbuf + cr_cvec_at(a->sdispls, i);
+        b->scount = cr_cvec_at(a->scounts, i);
+        b->sdt = a->sdts[i];
+    }
+    b->rbuf = (char *)a->rbuf + cr_cvec_at(a->rdispls, i);
+    b->rcount = cr_cvec_at(a->rcounts, i);
+    b->rdt = a->rdts[i];
+}
+
+static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    (void)blocking;
+    cr_coll_alltoall_pairwise(s, a, alltoall_peer);
+}
+
+static void build_alltoallv(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    (void)blocking;
+    cr_coll_alltoall_pairwise(s, a, alltoallv_peer);
+}
+
+static void build_alltoallw(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    (void)blocking;
+    cr_coll_alltoall_pairwise(s, a, alltoallw_peer);
+}
+
+static int alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+                    cr_dtype *rdt, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
+{
+    cr_dtype *sdt = NULL;
+    int err = MPI_SUCCESS;
+    if (sbuf != MPI_IN_PLACE &&
+        ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
+         (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")) ||
+         (err = check_match(bytes_of(scount, sdt), bytes_of(rcount, rdt),
+                            "each block (sendcount/sendtype against recvcount/recvtype)"))))
+        return err;
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .sdt = sdt, .rdt = rdt};
+    return cr_coll_launch(comm, mode, request, build_alltoall, &a);
+}
+
+THREE_FORMS(alltoall,
+            (const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount, cr_dtype *rdt,
+             cr_comm *comm),
+            (sbuf, scount, stype, rbuf, rcount, rdt, comm))
+
+static int alltoallv(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, MPI_Datatype stype, void *rbuf,
+                     cr_cvec rcounts, cr_cvec rdispls, cr_dtype *rdt, cr_comm *comm, cr_run_mode mode,
+                     MPI_Request *request)
+{
+    cr_dtype *sdt = NULL;
+    int err = check_counts(rcounts, comm->size, "recvcounts");
+    if (err)
+        return err;
+    if (sbuf != MPI_IN_PLACE &&
+        ((err = check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
+        return err;
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .sdt = sdt, .rdt = rdt, .scounts = scounts, .sdispls = sdispls,
+                      .rcounts = rcounts, .rdispls = rdispls};
+    return cr_coll_launch(comm, mode, request, build_alltoallv, &a);
+}
+
+THREE_FORMS(alltoallv,
+            (const void *sbuf, cr_cvec scounts, cr_cvec sdispls, MPI_Datatype stype, void *rbuf, cr_cvec rcounts,
+             cr_cvec rdispls, cr_dtype *rdt, cr_comm *comm),
+            (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rdt, comm))
+
+/* Resolves a type per process (sendtypes[i] or recvtypes[i]) into `out`. */
+static int resolve_types(const MPI_Datatype *types, int n, const char *arg, cr_dtype **out)
+{
+    for (int i = 0; i < n; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "%s[%d]", arg, i);
+        int err = cr_coll_resolve(types[i], name, &out[i]);
+        if (err)
+            return err;
+    }
+    return MPI_SUCCESS;
+}
+
+static int alltoallw(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const MPI_Datatype stypes[], void *rbuf,
+                     cr_cvec rcounts, cr_cvec rdispls, const MPI_Datatype rtypes[], cr_comm *comm, cr_run_mode mode,
+                     MPI_Request *request)
+{
+    int n = comm->size;
+    cr_dtype **types = calloc(2 * (size_t)n, sizeof *types);
+    if (!types)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %d datatypes", 2 * n);
+    int err = check_counts(rcounts, n, "recvcounts");
+    if (!err)
+        err = resolve_types(rtypes, n, "recvtypes", types + n);
+    if (!err && sbuf != MPI_IN_PLACE && !(err = check_counts(scounts, n, "sendcounts")))
+        err = resolve_types(stypes, n, "sendtypes", types);
+    if (!err) {
+        cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
+                          .rdispls = rdispls, .sdts = types, .rdts = types + n};
+        err = cr_coll_launch(comm, mode, request, build_alltoallw, &a); /* the steps keep what they need */
+    }
+    free(types);
+    return err;
+}
+
+THREE_FORMS(alltoallw,
+            (const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const MPI_Datatype stypes[], void *rbuf,
+             cr_cvec rcounts, cr_cvec rdispls, const MPI_Datatype rtypes[], cr_comm *comm),
+            (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
+
+/* ----------------------------------------------------------------- reduce_scatter */
+
+/* The whole vector is reduced everywhere (the selected allreduce, on a scratch copy), then each
+ * process keeps its block: the reduction order is the allreduce's, so operations that do not
+ * commute are served. Blocks of equal size (reduce_scatter_block) pass rcounts with no array. */
+static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    int p = s->size;
+    bool block = a->rcounts.p == NULL;
+    MPI_Count total = 0, before = 0;
+    for (int i = 0; i < p; i++) {
+        MPI_Count c = block ? a->rcount : cr_cvec_at(a->rcounts, (size_t)i);
+        if (i < s->rank)
+            before += c;
+        total += c;
+    }
+    MPI_Count mine = block ? a->rcount : cr_cvec_at(a->rcounts, (size_t)s->rank);
+    if (total == 0)
+        return;
+    char *all = cr_sched_tmp(s, total, a->rdt);
+    if (!all)
+        return;
+    cr_sched_copy(s, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, total, a->rdt, all, total, a->rdt);
+    cr_coll_allreduce_select(s, all, total, a->rdt, a->op, blocking);
+    cr_sched_fence(s);
+    cr_sched_copy(s, cr_coll_at(all, before, a->rdt), mine, a->rdt, a->rbuf, mine, a->rdt);
+}
+
+static int reduce_scatter_any(const void *sbuf, void *rbuf, cr_cvec rcounts, MPI_Count rcount, cr_dtype *dt,
+                              cr_op *op, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
+{
+    int err = cr_op_check(op, dt);
+    if (!err && rcounts.p)
+        err = check_counts(rcounts, comm->size, "recvcounts");
+    if (err)
+        return err;
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .rdt = dt, .op = op, .rcounts = rcounts};
+    return cr_coll_launch(comm, mode, request, build_reduce_scatter, &a);
+}
+
+static int reduce_scatter(const void *sbuf, void *rbuf, cr_cvec rcounts, cr_dtype *dt, cr_op *op, cr_comm *comm,
+                          cr_run_mode mode, MPI_Request *request)
+{
+    return reduce_scatter_any(sbuf, rbuf, rcounts, 0, dt, op, comm, mode, request);
+}
+
+THREE_FORMS(reduce_scatter, (const void *sbuf, void *rbuf, cr_cvec rcounts, cr_dtype *dt, cr_op *op, cr_comm *comm),
+            (sbuf, rbuf, rcounts, dt, op, comm))
+
+static int reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount, cr_dtype *dt, cr_op *op,
+                                cr_comm *comm, cr_run_mode mode, MPI_Request *request)
+{
+    return reduce_scatter_any(sbuf, rbuf, cr_cvec_of(NULL, 0), rcount, dt, op, comm, mode, request);
+}
+
+THREE_FORMS(reduce_scatter_block,
+            (const void *sbuf, void *rbuf, MPI_Count rcount, cr_dtype *dt, cr_op *op, cr_comm *comm),
+            (sbuf, rbuf, rcount, dt, op, comm))
+
+/* ----------------------------------------------------------------- scan, exscan */
+
+static void build_scan(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    (void)blocking;
+    if (a->rcount > 0)
+        cr_coll_scan_recursive_doubling(s, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, false);
+}
+
+static void build_exscan(cr_sched *s, const cr_coll_call *a, bool blocking)
+{
+    (void)blocking;
+    if (a->rcount > 0)
+        cr_coll_scan_recursive_doubling(s, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, true);
+}
+
+static int scan_any(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
+                    cr_coll_build_fn *build, cr_run_mode mode, MPI_Request *request)
+{
+    int err = cr_op_check(op, dt);
+    if (!err && sbuf != MPI_IN_PLACE)
+        err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf");
+    if (err)
+        return err;
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op};
+    return cr_coll_launch(comm, mode, request, build, &a);
+}
+
+static int scan(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
+                cr_run_mode mode, MPI_Request *request)
+{
+    return scan_any(sbuf, rbuf, count, dt, op, comm, build_scan, mode, request);
+}
+
+static int exscan(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
+                  cr_run_mode mode, MPI_Request *request)
+{
+    return scan_any(sbuf, rbuf, count, dt, op, comm, build_exscan, mode, request);
+}
+
+THREE_FORMS(scan, (const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm),
+            (sbuf, rbuf, count, dt, op, comm))
+THREE_FORMS(exscan, (const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm),
+            (sbuf, rbuf, count, dt, op, comm))
