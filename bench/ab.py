@@ -40,6 +40,7 @@ def main():
     ap.add_argument("--after", default=os.path.join(HERE, "..", "build", "bin"))
     ap.add_argument("--pairs", type=int, default=8)
     ap.add_argument("--only", default=",".join(CASES))
+    ap.add_argument("--coll-bytes", type=int, default=1 << 20, help="largest collective message")
     ap.add_argument("--markdown")
     args = ap.parse_args()
     env = dict(os.environ)
@@ -51,7 +52,8 @@ def main():
         os.makedirs(os.path.join(work, key))
         exes[key] = compare.build(mpi, os.path.join(work, key))
     ratios, values = {}, {}
-    cases = [c for name in args.only.split(",") for c in CASES[name]]
+    cases = [(b, n, [str(args.coll_bytes), "0.3"] if b == "collectives" else a)
+             for name in args.only.split(",") for b, n, a in CASES[name]]
     for i in range(args.pairs):
         order = ["before", "after"] if i % 2 == 0 else ["after", "before"]
         print(f"pair {i + 1}/{args.pairs} ...", file=sys.stderr)

@@ -808,21 +808,28 @@ int cr_pt2pt_cancel(cr_request *r)
 
 /* ----------------------------------------------------------------- blocking helpers */
 
+bool cr_pt2pt_send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx)
+{
+    /* A small contiguous message, nothing queued before it, room to send. */
+    int dst = cr_comm_world_rank(comm, dest);
+    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
+    if (CR_LIKELY(cr_dtype_is_contig(dt) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
+                  bytes <= cr_xport_max_frame(dst) && credit_take(dst, bytes))) {
+        cr_penv env = {.ctx = ctx, .src = comm->rank, .tag = tag, .type = P_EAGER, .a = bytes};
+        if (cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
+            return true;
+        credit_refund(dst, bytes); /* the request path counts it again */
+    }
+    return false;
+}
+
 int cr_pt2pt_send(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx,
                   int mode)
 {
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    /* The fast path: a small contiguous message, nothing queued before it, room to send. */
-    int dst = cr_comm_world_rank(comm, dest);
-    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
-    if (CR_LIKELY(mode != CR_MODE_SYNC && cr_dtype_is_contig(dt) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
-                  bytes <= cr_xport_max_frame(dst) && credit_take(dst, bytes))) {
-        cr_penv env = {.ctx = ctx, .src = comm->rank, .tag = tag, .type = P_EAGER, .a = bytes};
-        if (cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
-            return MPI_SUCCESS;
-        credit_refund(dst, bytes); /* send_start below counts it again */
-    }
+    if (CR_LIKELY(mode != CR_MODE_SYNC && cr_pt2pt_send_now(buf, count, dt, dest, tag, comm, ctx)))
+        return MPI_SUCCESS;
     cr_request r = {0};
     cr_pt2pt_prepare(&r, CR_REQ_SEND, buf, count, dt, dest, tag, comm, ctx, mode);
     int err = cr_pt2pt_send_start(&r);

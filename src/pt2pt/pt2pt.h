@@ -68,6 +68,10 @@ void cr_pt2pt_finalize(void);
 /* Starts a send: r has kind SEND and comm, buf, count, dt, peer (destination), tag, mode set.
  * Completion is reported through r (done, status). */
 int cr_pt2pt_send_start(cr_request *r);
+/* The fast path of a standard send: a small contiguous message goes out at once as one eager
+ * frame, with no request, when nothing is queued before it and there is room; false when the
+ * message must take the request path. `dest` is not MPI_PROC_NULL. */
+bool cr_pt2pt_send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx);
 /* Posts a receive: r has kind RECV and comm, buf, count, dt, peer (source), tag set. */
 int cr_pt2pt_recv_post(cr_request *r);
 /* Receives a message taken by MPI_Mprobe into r (kind RECV, with buf, count, dt set). */
