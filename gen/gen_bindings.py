@@ -96,7 +96,8 @@ def impl_params(funcs, f, opts):
             out.append((f"{t} *{p.name}", f"{p.name}_obj"))
         elif p.array and r.ctype != q.ctype:
             vec = "cr_cvec" if p.const else "cr_cvec_mut"
-            out.append((f"{vec} {p.name}", f"{vec}_of({p.name}, {int(f.large)})"))
+            wide = int(p.base_type in ("MPI_Count", "MPI_Aint", "MPI_Offset"))  # 64-bit elements
+            out.append((f"{vec} {p.name}", f"{vec}_of({p.name}, {wide})"))
         elif p.ctype == q.ctype:
             out.append((q.decl(), p.name))
         elif p.pointer:

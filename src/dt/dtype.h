@@ -1,9 +1,10 @@
 /* dtype.h: datatypes: their size and extent, and the compiled layout every data path walks.
  *
- * A datatype's layout is a list of blocks (offset, length) describing one element, repeated
- * every `extent` bytes. Contiguous types (every predefined type except the pair types used by
- * MINLOC/MAXLOC, which have padding) are flagged so data paths can copy `count * size` bytes in
- * one go. Predefined types are static and never allocate.
+ * A datatype's layout is compiled once (loop.h: runs, strided repeats and indexed blocks,
+ * sharing the layouts of the types it is built from) and describes one element, repeated every
+ * `extent` bytes. Contiguous types (most predefined types, and derived ones that reduce to one
+ * run without gaps) are flagged so data paths copy `count * size` bytes in one go. Predefined
+ * types are static.
  *
  * `basic` names the C representation of a predefined type's data (for reductions: Fortran
  * LOGICALs are integers of their size, MPI_BYTE an unsigned byte); derived types, and types no
@@ -79,9 +80,11 @@ typedef struct cr_dtype {
     MPI_Count size;       /* bytes of data in one element */
     MPI_Aint lb, extent;
     MPI_Aint true_lb, true_extent;
-    int nblocks;
+    int nblocks;          /* predefined: the blocks of one element */
     const cr_dt_block *blocks;
     const char *name;     /* predefined: its MPI name */
+    const struct cr_dt_loop *loop;  /* the compiled layout every data path walks (loop.h) */
+    struct cr_dt_derived *d;        /* derived types: contents, owned layout, name (derived.c) */
 } cr_dtype;
 
 static inline cr_dtype *cr_dtype_get(MPI_Datatype h)
@@ -106,6 +109,11 @@ int cr_dtype_check(MPI_Datatype h, const char *arg, bool committed, cr_dtype **o
 
 /* Library load: registers the predefined datatypes under their ABI handles. */
 void cr_dtype_setup(void);
+/* Drops a reference to a datatype (its handle, a type built from it, an operation using it);
+ * a derived type goes with its last. */
+void cr_dtype_release(cr_dtype *dt);
+/* The layout of a predefined type, for the types built on it. */
+struct cr_dt_loop *cr_dt_leaf_layout(const cr_dtype *dt);
 
 /* Moving data between a typed buffer (buf, count, dt) and a contiguous byte stream.
  * `offset` and `len` select a window of the stream, so data can move in pieces (pipelines);

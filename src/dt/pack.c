@@ -1,29 +1,10 @@
-/* pack.c: moving data between typed buffers and byte streams by walking a datatype's block
- * layout (see dtype.h). Contiguous types are one memcpy; others visit (element, block) pairs
- * from the window's start without recursion. */
+/* pack.c: moving data between typed buffers and byte streams: contiguous types are one
+ * memcpy, every other type walks its compiled layout (loop.c) from the window's start. */
 #include "dtype.h"
+#include "loop.h"
 
-/* Calls copy(typed_address, stream_offset, n) for every piece of the window. */
-#define WALK(buf, dt, offset, len, COPY)                                                           \
-    do {                                                                                           \
-        uint64_t pos_ = 0, end_ = (offset) + (len);                                                \
-        uint64_t elem_ = (offset) / (uint64_t)(dt)->size;                                          \
-        pos_ = elem_ * (uint64_t)(dt)->size;                                                       \
-        for (; pos_ < end_; elem_++) {                                                             \
-            char *base_ = (char *)(buf) + (MPI_Aint)elem_ * (dt)->extent;                          \
-            for (int b_ = 0; b_ < (dt)->nblocks && pos_ < end_; b_++) {                            \
-                uint64_t blen_ = (uint64_t)(dt)->blocks[b_].length;                                \
-                uint64_t lo_ = pos_ < (offset) ? (offset) - pos_ : 0;                              \
-                if (lo_ < blen_) {                                                                 \
-                    uint64_t n_ = CR_MIN(blen_ - lo_, end_ - (pos_ + lo_));                       \
-                    char *addr_ = base_ + (dt)->blocks[b_].offset + lo_;                           \
-                    uint64_t at_ = pos_ + lo_ - (offset);                                          \
-                    COPY(addr_, at_, n_);                                                          \
-                }                                                                                  \
-                pos_ += blen_;                                                                     \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "core/error.h"
+#include "cr_impl.h"
 
 void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len)
 {
@@ -32,9 +13,7 @@ void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t o
         memcpy(out, (const char *)buf + dt->true_lb + offset, len);
         return;
     }
-#define PACK_COPY(addr, at, n) memcpy((char *)out + (at), (addr), (n))
-    WALK(buf, dt, offset, len, PACK_COPY);
-#undef PACK_COPY
+    cr_dt_loop_move(dt->loop, (char *)buf, dt->extent, offset, out, len, false);
 }
 
 void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, const void *in, uint64_t len)
@@ -44,25 +23,47 @@ void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offse
         memcpy((char *)buf + dt->true_lb + offset, in, len);
         return;
     }
-#define UNPACK_COPY(addr, at, n) memcpy((addr), (const char *)in + (at), (n))
-    WALK(buf, dt, offset, len, UNPACK_COPY);
-#undef UNPACK_COPY
+    cr_dt_loop_move(dt->loop, buf, dt->extent, offset, (char *)in, len, true);
 }
 
 MPI_Count cr_dt_elements(const cr_dtype *dt, uint64_t bytes)
 {
-    if (dt->size == 0)
-        return 0;
-    uint64_t whole = bytes / (uint64_t)dt->size, rest = bytes % (uint64_t)dt->size;
-    MPI_Count n = (MPI_Count)whole * dt->nblocks;
-    /* A partial element counts the blocks it holds entirely; a block cut in the middle makes
-     * the count undefined. */
-    for (int b = 0; b < dt->nblocks && rest; b++) {
-        uint64_t blen = (uint64_t)dt->blocks[b].length;
-        if (rest < blen)
-            return -1;
-        rest -= blen;
-        n++;
-    }
-    return n;
+    return cr_dt_loop_elements(dt->loop, bytes);
+}
+
+/* ----------------------------------------------------------------- MPI_Pack and MPI_Unpack */
+
+/* The packed form is the bytes the data paths move: the type's data in layout order. */
+
+int cr_mpi_pack(const void *inbuf, MPI_Count incount, cr_dtype *dt, void *outbuf, MPI_Count outsize,
+                MPI_Count *position, struct cr_comm *comm)
+{
+    (void)comm;
+    uint64_t bytes = (uint64_t)incount * (uint64_t)dt->size;
+    if (*position < 0 || *position > outsize || bytes > (uint64_t)(outsize - *position))
+        return cr_err(MPI_ERR_TRUNCATE, "%llu bytes to pack at position %lld do not fit in outsize=%lld",
+                      (unsigned long long)bytes, (long long)*position, (long long)outsize);
+    cr_dt_pack(inbuf, incount, dt, 0, (char *)outbuf + *position, bytes);
+    *position += (MPI_Count)bytes;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_unpack(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
+                  cr_dtype *dt, struct cr_comm *comm)
+{
+    (void)comm;
+    uint64_t bytes = (uint64_t)outcount * (uint64_t)dt->size;
+    if (*position < 0 || *position > insize || bytes > (uint64_t)(insize - *position))
+        return cr_err(MPI_ERR_TRUNCATE, "%llu bytes to unpack at position %lld, but insize=%lld",
+                      (unsigned long long)bytes, (long long)*position, (long long)insize);
+    cr_dt_unpack(outbuf, outcount, dt, 0, (const char *)inbuf + *position, bytes);
+    *position += (MPI_Count)bytes;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_pack_size(MPI_Count incount, cr_dtype *dt, struct cr_comm *comm, MPI_Count *size)
+{
+    (void)comm;
+    *size = incount * dt->size;
+    return MPI_SUCCESS;
 }

@@ -162,8 +162,10 @@ void cr_dtype_setup(void)
             dt->blocks = &p->block;
             dt->flags |= CR_DT_CONTIG;
         }
+        dt->loop = cr_dt_leaf_layout(dt); /* what derived types built on it walk */
         cr_handle_predefine(&dt->obj, (uintptr_t)p->handle, CR_KIND_DATATYPE);
     }
+    cr_pool_setup(CR_KIND_DATATYPE, sizeof(cr_dtype));
 }
 
 int cr_dtype_check(MPI_Datatype h, const char *arg, bool committed, cr_dtype **out)

@@ -1,0 +1,681 @@
+/* derived.c: derived datatypes: the constructors, commit and free, and what a type says about
+ * itself (size, bounds, envelope and contents, name).
+ *
+ * Each constructor computes the type's bounds as the standard defines them (the lowest lower
+ * bound and the highest upper bound of its non-empty blocks, each block being n copies of the
+ * old type) and compiles its layout (loop.h) from its children's layouts, which it shares: a
+ * type holds a reference on every type it was built from, so MPI_Type_free of a child leaves
+ * the parent whole. The layout is complete when the constructor returns; MPI_Type_commit only
+ * marks the type usable for communication. */
+#include "dtype.h"
+#include "loop.h"
+
+#include "core/error.h"
+#include "cr_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* What a derived type keeps beyond cr_dtype: how it was made (MPI_Type_get_contents), the
+ * layout nodes it owns, and its name. */
+typedef struct cr_dt_derived {
+    int combiner;
+    int ni, na, nt;
+    int *ints;
+    MPI_Aint *aints;
+    cr_dtype **types; /* held references */
+    void **owned;     /* layout nodes and arrays this type allocated */
+    int nowned;
+    char name[MPI_MAX_OBJECT_NAME];
+} cr_dt_derived;
+
+/* ----------------------------------------------------------------- building blocks */
+
+typedef struct builder {
+    cr_dtype *dt;
+    cr_dt_derived *d;
+    bool nomem;
+    bool any;                  /* a non-empty block was seen: bounds are set */
+    MPI_Aint lb, ub, tlb, tub; /* bounds so far */
+} builder;
+
+static void *own(builder *b, size_t bytes)
+{
+    void *p = calloc(1, bytes ? bytes : 1);
+    void **grown = p ? realloc(b->d->owned, (size_t)(b->d->nowned + 1) * sizeof *grown) : NULL;
+    if (!p || !grown) {
+        free(p);
+        b->nomem = true;
+        return NULL;
+    }
+    b->d->owned = grown;
+    b->d->owned[b->d->nowned++] = p;
+    return p;
+}
+
+/* Widens the bounds by a block of n >= 1 copies of t at byte displacement disp. */
+static void bound_block(builder *b, MPI_Aint disp, MPI_Count n, const cr_dtype *t)
+{
+    if (n <= 0)
+        return;
+    MPI_Aint span = (MPI_Aint)(n - 1) * t->extent;
+    MPI_Aint lo = CR_MIN((MPI_Aint)0, span), hi = CR_MAX((MPI_Aint)0, span);
+    MPI_Aint lb = disp + t->lb + lo, ub = disp + t->lb + t->extent + hi;
+    MPI_Aint tlb = disp + t->true_lb + lo, tub = disp + t->true_lb + t->true_extent + hi;
+    if (!b->any) {
+        b->lb = lb, b->ub = ub, b->tlb = tlb, b->tub = tub;
+        b->any = true;
+        return;
+    }
+    b->lb = CR_MIN(b->lb, lb), b->ub = CR_MAX(b->ub, ub);
+    b->tlb = CR_MIN(b->tlb, tlb), b->tub = CR_MAX(b->tub, tub);
+}
+
+static bool is_run(const cr_dtype *t)
+{
+    return t->loop->kind == CR_LOOP_RUN && t->extent == (MPI_Aint)t->size;
+}
+
+/* The entry for n copies of t at disp (n > 0, t not empty). */
+static cr_dt_entry entry_of(MPI_Aint disp, MPI_Count n, const cr_dtype *t)
+{
+    cr_dt_entry e = {.disp = disp, .count = (uint64_t)n, .stride = t->extent};
+    if (is_run(t) || (n == 1 && t->loop->kind == CR_LOOP_RUN)) {
+        e.run = (uint64_t)n * (uint64_t)t->size;
+        e.elem = t->loop->elem;
+        e.count = 1;
+    } else {
+        e.child = t->loop;
+    }
+    return e;
+}
+
+static uint64_t entry_bytes(const cr_dt_entry *e)
+{
+    return e->child ? e->count * e->child->size : e->run;
+}
+
+/* A node for one entry standing alone at displacement 0: a run, or copies of a child. */
+static const cr_dt_loop *node_of_entry(builder *b, const cr_dt_entry *e)
+{
+    if (!e->child || e->count > 1) {
+        cr_dt_loop *l = own(b, sizeof *l);
+        if (!l)
+            return NULL;
+        if (!e->child) {
+            *l = (cr_dt_loop){.kind = CR_LOOP_RUN, .elem = e->elem, .size = e->run};
+        } else {
+            *l = (cr_dt_loop){.kind = CR_LOOP_REPEAT, .elem = e->child->elem, .size = entry_bytes(e),
+                              .count = e->count, .stride = e->stride, .child = e->child};
+        }
+        return l;
+    }
+    return e->child;
+}
+
+/* The layout of a list of entries (indexed and struct types): empty ones are dropped, runs
+ * that touch are merged, and one entry at displacement 0 is that entry's node. */
+static const cr_dt_loop *layout_of_entries(builder *b, cr_dt_entry *en, int64_t n)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (entry_bytes(&en[i]) == 0)
+            continue;
+        if (k > 0 && !en[k - 1].child && !en[i].child && en[k - 1].elem == en[i].elem &&
+            en[k - 1].disp + (MPI_Aint)en[k - 1].run == en[i].disp) {
+            en[k - 1].run += en[i].run;
+            continue;
+        }
+        en[k++] = en[i];
+    }
+    if (k == 0) {
+        cr_dt_loop *l = own(b, sizeof *l);
+        if (l)
+            *l = (cr_dt_loop){.kind = CR_LOOP_RUN, .elem = 1, .size = 0};
+        return l;
+    }
+    if (k == 1 && en[0].disp == 0)
+        return node_of_entry(b, &en[0]);
+    cr_dt_loop *l = own(b, sizeof *l);
+    uint64_t *prefix = own(b, (size_t)(k + 1) * sizeof *prefix);
+    cr_dt_entry *kept = own(b, (size_t)k * sizeof *kept);
+    if (!l || !prefix || !kept)
+        return NULL;
+    memcpy(kept, en, (size_t)k * sizeof *kept);
+    uint32_t elem = 0;
+    for (int64_t i = 0; i < k; i++) {
+        prefix[i + 1] = prefix[i] + entry_bytes(&kept[i]);
+        uint32_t e = kept[i].child ? kept[i].child->elem : kept[i].elem;
+        elem = i == 0 ? e : elem == e ? elem : 0;
+    }
+    *l = (cr_dt_loop){.kind = CR_LOOP_BLOCKS, .elem = elem, .size = prefix[k], .nentries = k, .entries = kept,
+                      .prefix = prefix};
+    return l;
+}
+
+/* ----------------------------------------------------------------- making a type */
+
+static cr_dtype *new_type(builder *b, int combiner)
+{
+    memset(b, 0, sizeof *b);
+    cr_dtype *dt = cr_obj_alloc(CR_KIND_DATATYPE);
+    cr_dt_derived *d = calloc(1, sizeof *d);
+    if (!dt || !d) {
+        free(d);
+        if (dt)
+            cr_obj_free(dt);
+        return NULL;
+    }
+    d->combiner = combiner;
+    dt->d = d;
+    b->dt = dt;
+    b->d = d;
+    return dt;
+}
+
+static void destroy(cr_dtype *dt)
+{
+    cr_dt_derived *d = dt->d;
+    for (int i = 0; i < d->nowned; i++)
+        free(d->owned[i]);
+    free(d->owned);
+    for (int i = 0; i < d->nt; i++)
+        cr_dtype_release(d->types[i]);
+    free(d->types);
+    free(d->ints);
+    free(d->aints);
+    free(d);
+    cr_obj_free(dt);
+}
+
+void cr_dtype_release(cr_dtype *dt)
+{
+    if (cr_obj_unref(dt))
+        destroy(dt);
+}
+
+/* Records the constructor's arguments (MPI_Type_get_contents) and takes references on the
+ * types. Counts above INT_MAX are kept as addresses' width too, so nothing is lost. */
+static bool record(builder *b, int ni, const MPI_Count *ints, int na, const MPI_Aint *aints, int nt,
+                   cr_dtype *const *types)
+{
+    cr_dt_derived *d = b->d;
+    d->ints = malloc((size_t)(ni ? ni : 1) * sizeof *d->ints);
+    d->aints = malloc((size_t)(na ? na : 1) * sizeof *d->aints);
+    d->types = malloc((size_t)(nt ? nt : 1) * sizeof *d->types);
+    if (!d->ints || !d->aints || !d->types)
+        return b->nomem = true, false;
+    for (int i = 0; i < ni; i++)
+        d->ints[i] = (int)ints[i];
+    if (na)
+        memcpy(d->aints, aints, (size_t)na * sizeof *aints);
+    for (int i = 0; i < nt; i++) {
+        cr_obj_ref(types[i]);
+        d->types[i] = types[i];
+    }
+    d->ni = ni, d->na = na, d->nt = nt;
+    return true;
+}
+
+/* Sets the size and bounds, flags, and hands out the handle. */
+static int finish(builder *b, const cr_dt_loop *loop, uint64_t size, MPI_Datatype *out)
+{
+    cr_dtype *dt = b->dt;
+    if (b->nomem || !loop) {
+        destroy(dt);
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    }
+    dt->loop = loop;
+    dt->size = (MPI_Count)size;
+    dt->lb = b->any ? b->lb : 0;
+    dt->extent = b->any ? b->ub - b->lb : 0;
+    dt->true_lb = b->any ? b->tlb : 0;
+    dt->true_extent = b->any ? b->tub - b->tlb : 0;
+    dt->flags = 0;
+    /* Contiguous: one run, starting where the true lower bound is, and elements that follow
+     * each other without a gap: data paths then copy count * size bytes in one go. */
+    if (loop->kind == CR_LOOP_RUN && dt->extent == (MPI_Aint)size && dt->true_lb == 0)
+        dt->flags |= CR_DT_CONTIG;
+    dt->basic = CR_BASIC_NONE;
+    dt->category = CR_CAT_NONE;
+    dt->name = NULL;
+    *out = (MPI_Datatype)cr_handle_of(dt);
+    return MPI_SUCCESS;
+}
+
+static int check_count(MPI_Count n, const char *arg)
+{
+    return n < 0 ? cr_err(MPI_ERR_COUNT, "invalid %s=%lld: must not be negative", arg, (long long)n) : MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- vector family */
+
+/* count blocks of blocklen copies of t, `stride` bytes apart. */
+static int vector(int combiner, MPI_Count count, MPI_Count blocklen, MPI_Aint stride, cr_dtype *t,
+                  const MPI_Count *ints, int ni, const MPI_Aint *aints, int na, MPI_Datatype *out)
+{
+    int err;
+    if ((err = check_count(count, "count")) || (err = check_count(blocklen, "blocklength")))
+        return err;
+    builder b;
+    if (!new_type(&b, combiner))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    record(&b, ni, ints, na, aints, 1, &t);
+    uint64_t size = (uint64_t)count * (uint64_t)blocklen * (uint64_t)t->size;
+    const cr_dt_loop *loop = NULL;
+    if (count > 0 && blocklen > 0) {
+        bound_block(&b, 0, blocklen, t);
+        bound_block(&b, (MPI_Aint)(count - 1) * stride, blocklen, t);
+    }
+    if (size == 0) {
+        cr_dt_entry none = {0};
+        loop = layout_of_entries(&b, &none, 0);
+    } else {
+        cr_dt_entry block = entry_of(0, blocklen, t);
+        if (count == 1) {
+            loop = node_of_entry(&b, &block);
+        } else if (!block.child && (MPI_Aint)block.run == stride) { /* blocks that touch: one run */
+            block.run *= (uint64_t)count;
+            loop = node_of_entry(&b, &block);
+        } else {
+            const cr_dt_loop *inner = block.child ? node_of_entry(&b, &block) : NULL;
+            cr_dt_loop *l = own(&b, sizeof *l);
+            if (l)
+                *l = (cr_dt_loop){.kind = CR_LOOP_REPEAT, .elem = inner ? inner->elem : block.elem, .size = size,
+                                  .count = (uint64_t)count, .stride = stride, .run = inner ? 0 : block.run,
+                                  .child = inner};
+            loop = l;
+        }
+    }
+    return finish(&b, loop, size, out);
+}
+
+int cr_mpi_type_contiguous(MPI_Count count, cr_dtype *oldtype, MPI_Datatype *newtype)
+{
+    MPI_Count ints[1] = {count};
+    return vector(MPI_COMBINER_CONTIGUOUS, count, 1, oldtype->extent, oldtype, ints, 1, NULL, 0, newtype);
+}
+
+int cr_mpi_type_vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride, cr_dtype *oldtype,
+                       MPI_Datatype *newtype)
+{
+    MPI_Count ints[3] = {count, blocklength, stride};
+    return vector(MPI_COMBINER_VECTOR, count, blocklength, (MPI_Aint)stride * oldtype->extent, oldtype, ints, 3,
+                  NULL, 0, newtype);
+}
+
+int cr_mpi_type_create_hvector(MPI_Count count, MPI_Count blocklength, MPI_Aint stride, cr_dtype *oldtype,
+                               MPI_Datatype *newtype)
+{
+    MPI_Count ints[2] = {count, blocklength};
+    MPI_Aint aints[1] = {stride};
+    return vector(MPI_COMBINER_HVECTOR, count, blocklength, stride, oldtype, ints, 2, aints, 1, newtype);
+}
+
+/* ----------------------------------------------------------------- indexed family and struct */
+
+/* Blocks i < count: blocklen(i) copies of type(i) at byte displacement disp(i). */
+typedef struct blocks_args {
+    MPI_Count count;
+    cr_cvec lens;        /* or one length for all, when lens.p is NULL */
+    MPI_Count one_len;
+    cr_cvec disps;       /* in elements of the type (scale = extent) or bytes (scale = 1) */
+    bool bytes;
+    cr_dtype *type;      /* one type for all, or */
+    cr_dtype **types;    /* a type per block */
+} blocks_args;
+
+static int blocks(int combiner, const blocks_args *a, MPI_Datatype *out)
+{
+    int err = check_count(a->count, "count");
+    if (err)
+        return err;
+    if (a->count > INT32_MAX)
+        return cr_err(MPI_ERR_COUNT, "count=%lld blocks is more than this implementation takes (2^31 - 1)",
+                      (long long)a->count);
+    int n = (int)a->count;
+    for (int i = 0; i < n && a->lens.p; i++)
+        if (cr_cvec_at(a->lens, (size_t)i) < 0)
+            return cr_err(MPI_ERR_COUNT, "invalid array_of_blocklengths[%d]=%lld: must not be negative", i,
+                          (long long)cr_cvec_at(a->lens, (size_t)i));
+    if (!a->lens.p && (err = check_count(a->one_len, "blocklength")))
+        return err;
+    builder b;
+    if (!new_type(&b, combiner))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    /* contents: count, blocklengths (or the one), displacements (ints or addresses), types */
+    bool one = !a->lens.p;
+    int ni = 1 + (one ? 1 : n) + (a->bytes ? 0 : n), na = a->bytes ? n : 0, nt = a->types ? n : 1;
+    MPI_Count *ints = malloc((size_t)ni * sizeof *ints);
+    MPI_Aint *aints = malloc((size_t)(na ? na : 1) * sizeof *aints);
+    cr_dt_entry *en = malloc((size_t)(n ? n : 1) * sizeof *en);
+    uint64_t size = 0;
+    if (!ints || !aints || !en) {
+        b.nomem = true;
+    } else {
+        ints[0] = n;
+        if (one)
+            ints[1] = a->one_len;
+        for (int i = 0; i < n; i++) {
+            MPI_Count len = one ? a->one_len : cr_cvec_at(a->lens, (size_t)i);
+            MPI_Aint d = (MPI_Aint)cr_cvec_at(a->disps, (size_t)i);
+            cr_dtype *t = a->types ? a->types[i] : a->type;
+            if (!one)
+                ints[1 + i] = len;
+            if (a->bytes)
+                aints[i] = d;
+            else
+                ints[1 + (one ? 1 : n) + i] = d;
+            MPI_Aint disp = a->bytes ? d : d * t->extent;
+            /* In struct types, the bounds come from every block, even of an empty type. */
+            if (len > 0 && (t->size > 0 || a->types))
+                bound_block(&b, disp, len, t);
+            en[i] = len > 0 && t->size > 0 ? entry_of(disp, len, t) : (cr_dt_entry){0};
+            size += (uint64_t)len * (uint64_t)t->size;
+        }
+        record(&b, ni, ints, na, aints, nt, a->types ? a->types : &a->type);
+    }
+    const cr_dt_loop *loop = b.nomem ? NULL : layout_of_entries(&b, en, n);
+    free(ints);
+    free(aints);
+    free(en);
+    return finish(&b, loop, size, out);
+}
+
+int cr_mpi_type_indexed(MPI_Count count, cr_cvec lens, cr_cvec disps, cr_dtype *oldtype, MPI_Datatype *newtype)
+{
+    blocks_args a = {.count = count, .lens = lens, .disps = disps, .type = oldtype};
+    return blocks(MPI_COMBINER_INDEXED, &a, newtype);
+}
+
+int cr_mpi_type_create_hindexed(MPI_Count count, cr_cvec lens, cr_cvec disps, cr_dtype *oldtype,
+                                MPI_Datatype *newtype)
+{
+    blocks_args a = {.count = count, .lens = lens, .disps = disps, .bytes = true, .type = oldtype};
+    return blocks(MPI_COMBINER_HINDEXED, &a, newtype);
+}
+
+int cr_mpi_type_create_indexed_block(MPI_Count count, MPI_Count blocklength, cr_cvec disps, cr_dtype *oldtype,
+                                     MPI_Datatype *newtype)
+{
+    blocks_args a = {.count = count, .one_len = blocklength, .disps = disps, .type = oldtype};
+    return blocks(MPI_COMBINER_INDEXED_BLOCK, &a, newtype);
+}
+
+int cr_mpi_type_create_hindexed_block(MPI_Count count, MPI_Count blocklength, cr_cvec disps, cr_dtype *oldtype,
+                                      MPI_Datatype *newtype)
+{
+    blocks_args a = {.count = count, .one_len = blocklength, .disps = disps, .bytes = true, .type = oldtype};
+    return blocks(MPI_COMBINER_HINDEXED_BLOCK, &a, newtype);
+}
+
+int cr_mpi_type_create_struct(MPI_Count count, cr_cvec lens, cr_cvec disps, const MPI_Datatype types[],
+                              MPI_Datatype *newtype)
+{
+    if (count < 0)
+        return check_count(count, "count");
+    cr_dtype **resolved = malloc((size_t)(count ? count : 1) * sizeof *resolved);
+    if (!resolved)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %lld datatypes", (long long)count);
+    int err = MPI_SUCCESS;
+    for (MPI_Count i = 0; i < count && !err; i++) {
+        char arg[48];
+        snprintf(arg, sizeof arg, "array_of_types[%lld]", (long long)i);
+        err = cr_dtype_check(types[i], arg, false, &resolved[i]);
+    }
+    if (!err) {
+        blocks_args a = {.count = count, .lens = lens, .disps = disps, .bytes = true, .types = resolved};
+        err = blocks(MPI_COMBINER_STRUCT, &a, newtype);
+    }
+    free(resolved);
+    return err;
+}
+
+/* ----------------------------------------------------------------- resized, dup, subarray */
+
+int cr_mpi_type_create_resized(cr_dtype *oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
+{
+    builder b;
+    if (!new_type(&b, MPI_COMBINER_RESIZED))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    MPI_Aint aints[2] = {lb, extent};
+    record(&b, 0, NULL, 2, aints, 1, &oldtype);
+    b.any = true;
+    b.lb = lb, b.ub = lb + extent;
+    b.tlb = oldtype->true_lb, b.tub = oldtype->true_lb + oldtype->true_extent;
+    return finish(&b, oldtype->loop, (uint64_t)oldtype->size, newtype);
+}
+
+int cr_mpi_type_dup(cr_dtype *oldtype, MPI_Datatype *newtype)
+{
+    builder b;
+    if (!new_type(&b, MPI_COMBINER_DUP))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    record(&b, 0, NULL, 0, NULL, 1, &oldtype);
+    b.any = true;
+    b.lb = oldtype->lb, b.ub = oldtype->lb + oldtype->extent;
+    b.tlb = oldtype->true_lb, b.tub = oldtype->true_lb + oldtype->true_extent;
+    int err = finish(&b, oldtype->loop, (uint64_t)oldtype->size, newtype);
+    if (!err) {
+        /* a duplicate is committed if the original is, and keeps its basic type for reductions */
+        b.dt->flags = oldtype->flags & (CR_DT_CONTIG | CR_DT_COMMITTED);
+        b.dt->basic = oldtype->basic;
+        b.dt->category = oldtype->category;
+    }
+    return err;
+}
+
+int cr_mpi_type_create_subarray(int ndims, cr_cvec sizes, cr_cvec subsizes, cr_cvec starts, int order,
+                                cr_dtype *oldtype, MPI_Datatype *newtype)
+{
+    if (ndims <= 0)
+        return cr_err(MPI_ERR_ARG, "invalid ndims=%d: must be positive", ndims);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return cr_err(MPI_ERR_ARG, "invalid order=%d: must be MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    for (int i = 0; i < ndims; i++) {
+        MPI_Count n = cr_cvec_at(sizes, (size_t)i), sub = cr_cvec_at(subsizes, (size_t)i),
+                  st = cr_cvec_at(starts, (size_t)i);
+        if (n <= 0 || sub <= 0 || sub > n || st < 0 || st > n - sub)
+            return cr_err(MPI_ERR_ARG,
+                          "dimension %d: array_of_sizes=%lld, array_of_subsizes=%lld, array_of_starts=%lld: need "
+                          "1 <= subsize <= size and 0 <= start <= size - subsize",
+                          i, (long long)n, (long long)sub, (long long)st);
+    }
+    builder b;
+    if (!new_type(&b, MPI_COMBINER_SUBARRAY))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    MPI_Count *ints = malloc((size_t)(3 * ndims + 2) * sizeof *ints);
+    if (!ints) {
+        destroy(b.dt);
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    }
+    ints[0] = ndims;
+    for (int i = 0; i < ndims; i++) {
+        ints[1 + i] = cr_cvec_at(sizes, (size_t)i);
+        ints[1 + ndims + i] = cr_cvec_at(subsizes, (size_t)i);
+        ints[1 + 2 * ndims + i] = cr_cvec_at(starts, (size_t)i);
+    }
+    ints[1 + 3 * ndims] = order;
+    record(&b, 3 * ndims + 2, ints, 0, NULL, 1, &oldtype);
+    free(ints);
+    /* From the fastest-varying dimension out: a block of subsize copies, then each outer
+     * dimension repeats the inner layout with its stride; the start adds to the offset. */
+    MPI_Aint stride = oldtype->extent, offset = 0;
+    uint64_t size = (uint64_t)oldtype->size;
+    const cr_dt_loop *inner = NULL;
+    cr_dt_entry e = {0};
+    for (int k = 0; k < ndims; k++) {
+        int i = order == MPI_ORDER_C ? ndims - 1 - k : k;
+        MPI_Count n = cr_cvec_at(sizes, (size_t)i), sub = cr_cvec_at(subsizes, (size_t)i),
+                  st = cr_cvec_at(starts, (size_t)i);
+        offset += (MPI_Aint)st * stride;
+        if (k == 0) {
+            e = size ? entry_of(0, sub, oldtype) : (cr_dt_entry){0};
+        } else if (size) {
+            /* sub copies of the inner layout, `stride` bytes apart */
+            if (!e.child && (MPI_Aint)e.run == stride) {
+                e.run *= (uint64_t)sub; /* the inner dimension is whole: still one run */
+            } else {
+                inner = node_of_entry(&b, &e);
+                e = (cr_dt_entry){.count = (uint64_t)sub, .stride = stride, .child = inner};
+            }
+        }
+        size *= (uint64_t)sub;
+        stride *= (MPI_Aint)n;
+    }
+    e.disp = offset;
+    const cr_dt_loop *loop = layout_of_entries(&b, &e, size ? 1 : 0);
+    /* a subarray's bounds are the whole array's */
+    b.any = true;
+    b.lb = 0, b.ub = stride;
+    b.tlb = offset + oldtype->true_lb;
+    b.tub = b.tlb; /* widened below from the first and last element of the subarray */
+    if (size) {
+        MPI_Aint last = 0, st2 = oldtype->extent;
+        for (int k = 0; k < ndims; k++) {
+            int i = order == MPI_ORDER_C ? ndims - 1 - k : k;
+            last += (MPI_Aint)(cr_cvec_at(starts, (size_t)i) + cr_cvec_at(subsizes, (size_t)i) - 1) * st2;
+            st2 *= (MPI_Aint)cr_cvec_at(sizes, (size_t)i);
+        }
+        b.tub = last + oldtype->true_lb + oldtype->true_extent;
+    }
+    return finish(&b, loop, size, newtype);
+}
+
+/* ----------------------------------------------------------------- commit, free, queries */
+
+int cr_mpi_type_commit(MPI_Datatype *h)
+{
+    cr_dtype *dt;
+    int err = cr_dtype_check(*h, "datatype", false, &dt);
+    if (err)
+        return err;
+    dt->flags |= CR_DT_COMMITTED;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_free(MPI_Datatype *h)
+{
+    cr_dtype *dt;
+    int err = cr_dtype_check(*h, "datatype", false, &dt);
+    if (err)
+        return err;
+    if (dt->obj.predefined)
+        return cr_err(MPI_ERR_TYPE, "datatype is a predefined datatype, which cannot be freed");
+    *h = MPI_DATATYPE_NULL;
+    cr_dtype_release(dt); /* types built from it and operations using it keep their references */
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_size(cr_dtype *dt, MPI_Count *size)
+{
+    *size = dt->size;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_get_extent(cr_dtype *dt, MPI_Aint *lb, MPI_Aint *extent)
+{
+    *lb = dt->lb;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_get_true_extent(cr_dtype *dt, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    *true_lb = dt->true_lb;
+    *true_extent = dt->true_extent;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_get_address(const void *location, MPI_Aint *address)
+{
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_get_envelope(cr_dtype *dt, MPI_Count *num_integers, MPI_Count *num_addresses,
+                             MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
+{
+    if (!dt->d) {
+        *num_integers = *num_addresses = *num_large_counts = *num_datatypes = 0;
+        *combiner = MPI_COMBINER_NAMED;
+        return MPI_SUCCESS;
+    }
+    *num_integers = dt->d->ni;
+    *num_addresses = dt->d->na;
+    *num_large_counts = 0;
+    *num_datatypes = dt->d->nt;
+    *combiner = dt->d->combiner;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_get_contents(cr_dtype *dt, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes, int integers[],
+                             MPI_Aint addresses[], MPI_Count large_counts[], MPI_Datatype datatypes[])
+{
+    (void)max_large_counts;
+    (void)large_counts;
+    cr_dt_derived *d = dt->d;
+    if (!d)
+        return cr_err(MPI_ERR_TYPE, "datatype is a named predefined datatype: it has no contents "
+                                    "(MPI_Type_get_envelope says MPI_COMBINER_NAMED)");
+    if (max_integers < d->ni || max_addresses < d->na || max_datatypes < d->nt)
+        return cr_err(MPI_ERR_ARG,
+                      "the arrays are too small: the type has %d integers, %d addresses and %d datatypes, the "
+                      "arrays hold %lld, %lld and %lld",
+                      d->ni, d->na, d->nt, (long long)max_integers, (long long)max_addresses,
+                      (long long)max_datatypes);
+    memcpy(integers, d->ints, (size_t)d->ni * sizeof *integers);
+    memcpy(addresses, d->aints, (size_t)d->na * sizeof *addresses);
+    /* Derived types come back as new references the caller frees; predefined ones as they are. */
+    for (int i = 0; i < d->nt; i++) {
+        cr_obj_ref(d->types[i]);
+        datatypes[i] = (MPI_Datatype)cr_handle_of(d->types[i]);
+    }
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_set_name(cr_dtype *dt, const char *name)
+{
+    if (!dt->d)
+        return cr_err(MPI_ERR_TYPE, "datatype is predefined: its name cannot be changed");
+    snprintf(dt->d->name, sizeof dt->d->name, "%s", name);
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_get_name(cr_dtype *dt, char *name, int *resultlen)
+{
+    const char *n = dt->d ? dt->d->name : dt->name ? dt->name : "";
+    *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n);
+    if (*resultlen >= MPI_MAX_OBJECT_NAME)
+        *resultlen = MPI_MAX_OBJECT_NAME - 1;
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- predefined layouts */
+
+cr_dt_loop *cr_dt_leaf_layout(const cr_dtype *dt)
+{
+    cr_dt_loop *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    if (dt->flags & CR_DT_CONTIG || dt->nblocks <= 1) {
+        *l = (cr_dt_loop){.kind = CR_LOOP_RUN, .elem = (uint32_t)(dt->size ? dt->size : 1), .size = (uint64_t)dt->size};
+        return l;
+    }
+    /* a pair type: its members, with the padding between them */
+    cr_dt_entry *en = calloc((size_t)dt->nblocks, sizeof *en);
+    uint64_t *prefix = calloc((size_t)dt->nblocks + 1, sizeof *prefix);
+    if (!en || !prefix) {
+        free(en), free(prefix), free(l);
+        return NULL;
+    }
+    for (int i = 0; i < dt->nblocks; i++) {
+        en[i] = (cr_dt_entry){.disp = dt->blocks[i].offset, .count = 1, .run = (uint64_t)dt->blocks[i].length,
+                              .elem = (uint32_t)dt->blocks[i].length};
+        prefix[i + 1] = prefix[i] + (uint64_t)dt->blocks[i].length;
+    }
+    *l = (cr_dt_loop){.kind = CR_LOOP_BLOCKS, .elem = 0, .size = (uint64_t)dt->size, .nentries = dt->nblocks,
+                      .entries = en, .prefix = prefix};
+    return l;
+}

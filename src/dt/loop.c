@@ -1,0 +1,166 @@
+/* loop.c: walking compiled layouts (see loop.h): moving a window of a message's packed bytes
+ * between a typed buffer and a stream, and counting basic elements. The walk seeks to the
+ * window's start by division (REPEAT) or binary search (BLOCKS), so a pipeline that moves a
+ * message in pieces pays for each piece only, and it allocates nothing. */
+#include "loop.h"
+
+#include <string.h>
+
+typedef struct mover {
+    char *stream;
+    bool unpack;
+} mover;
+
+static inline void move(mover *m, char *addr, uint64_t n)
+{
+    if (m->unpack)
+        memcpy(addr, m->stream, n);
+    else
+        memcpy(m->stream, addr, n);
+    m->stream += n;
+}
+
+static void walk(const cr_dt_loop *l, char *base, uint64_t off, uint64_t len, mover *m);
+
+/* Strided runs: `run` bytes every `stride` bytes from base; bytes [off, off + len) of them.
+ * The common sizes get loops the compiler turns into single loads and stores. */
+static void runs(char *base, MPI_Aint stride, uint64_t run, uint64_t off, uint64_t len, mover *m)
+{
+    uint64_t i = off / run, o = off - i * run;
+    char *p = base + (MPI_Aint)i * stride;
+    if (o) {
+        uint64_t take = CR_MIN(run - o, len);
+        move(m, p + o, take);
+        len -= take;
+        p += stride;
+    }
+    uint64_t whole = len / run;
+    char *s = m->stream;
+#define RUNS(N)                                                                                    \
+    for (uint64_t k = 0; k < whole; k++, p += stride, s += (N)) {                                  \
+        if (m->unpack)                                                                             \
+            memcpy(p, s, (N));                                                                     \
+        else                                                                                       \
+            memcpy(s, p, (N));                                                                     \
+    }
+    switch (run) {
+    case 4: RUNS(4); break;
+    case 8: RUNS(8); break;
+    case 16: RUNS(16); break;
+    default: RUNS(run); break;
+    }
+#undef RUNS
+    m->stream = s;
+    len -= whole * run;
+    if (len)
+        move(m, p, len);
+}
+
+/* Copies of `child` `stride` bytes apart from base; bytes [off, off + len) of them. */
+static void copies(const cr_dt_loop *child, char *base, MPI_Aint stride, uint64_t off, uint64_t len, mover *m)
+{
+    uint64_t i = off / child->size, o = off - i * child->size;
+    for (char *p = base + (MPI_Aint)i * stride; len; p += stride, o = 0) {
+        uint64_t take = CR_MIN(child->size - o, len);
+        walk(child, p, o, take, m);
+        len -= take;
+    }
+}
+
+/* The entry holding packed byte `off`: the last with prefix <= off. */
+static int64_t find_entry(const cr_dt_loop *l, uint64_t off)
+{
+    int64_t lo = 0, hi = l->nentries - 1;
+    while (lo < hi) {
+        int64_t mid = (lo + hi + 1) / 2;
+        if (l->prefix[mid] <= off)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static void walk(const cr_dt_loop *l, char *base, uint64_t off, uint64_t len, mover *m)
+{
+    switch (l->kind) {
+    case CR_LOOP_RUN:
+        move(m, base + off, len);
+        return;
+    case CR_LOOP_REPEAT:
+        if (l->child)
+            copies(l->child, base, l->stride, off, len, m);
+        else
+            runs(base, l->stride, l->run, off, len, m);
+        return;
+    default:
+        for (int64_t e = find_entry(l, off); len; e++) {
+            const cr_dt_entry *en = &l->entries[e];
+            uint64_t o = off - l->prefix[e], take = CR_MIN(l->prefix[e + 1] - off, len);
+            if (en->child)
+                copies(en->child, base + en->disp, en->stride, o, take, m);
+            else
+                move(m, base + en->disp + o, take);
+            off += take;
+            len -= take;
+        }
+    }
+}
+
+void cr_dt_loop_move(const cr_dt_loop *l, char *base, MPI_Aint extent, uint64_t offset, char *stream, uint64_t len,
+                     bool unpack)
+{
+    if (len == 0)
+        return;
+    mover m = {stream, unpack};
+    if (l->kind == CR_LOOP_RUN)
+        runs(base, extent, l->size, offset, len, &m);
+    else
+        copies(l, base, extent, offset, len, &m);
+}
+
+/* Elements in the first `bytes` (<= l->size) bytes of one instance; sets *cut when a basic
+ * element is split. */
+static MPI_Count elements(const cr_dt_loop *l, uint64_t bytes, bool *cut);
+
+static MPI_Count elements_of_copies(const cr_dt_loop *child, uint32_t elem, uint64_t bytes, bool *cut)
+{
+    if (!child) {
+        if (bytes % elem)
+            *cut = true;
+        return (MPI_Count)(bytes / elem);
+    }
+    uint64_t whole = bytes / child->size;
+    return (MPI_Count)whole * elements(child, child->size, cut) + elements(child, bytes - whole * child->size, cut);
+}
+
+static MPI_Count elements(const cr_dt_loop *l, uint64_t bytes, bool *cut)
+{
+    if (bytes == 0)
+        return 0;
+    if (l->elem) {
+        if (bytes % l->elem)
+            *cut = true;
+        return (MPI_Count)(bytes / l->elem);
+    }
+    if (l->kind == CR_LOOP_REPEAT)
+        return elements_of_copies(l->child, l->elem, bytes, cut);
+    MPI_Count n = 0;
+    for (int64_t e = 0; e < l->nentries && bytes; e++) {
+        const cr_dt_entry *en = &l->entries[e];
+        uint64_t take = CR_MIN(l->prefix[e + 1] - l->prefix[e], bytes);
+        n += elements_of_copies(en->child, en->elem, take, cut);
+        bytes -= take;
+    }
+    return n;
+}
+
+MPI_Count cr_dt_loop_elements(const cr_dt_loop *l, uint64_t bytes)
+{
+    if (l->size == 0)
+        return 0;
+    bool cut = false;
+    uint64_t whole = bytes / l->size;
+    MPI_Count n = (MPI_Count)whole * elements(l, l->size, &cut) + elements(l, bytes - whole * l->size, &cut);
+    return cut ? -1 : n;
+}
