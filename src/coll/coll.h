@@ -55,6 +55,7 @@ typedef struct cr_coll_call {
     int root;
     cr_cvec scounts, sdispls, rcounts, rdispls; /* v and w variants */
     cr_dtype *const *sdts, *const *rdts;        /* w variants: a type per process */
+    bool both_buffers; /* sendbuf and recvbuf both matter here: they must not be the same buffer */
 } cr_coll_call;
 
 /* Appends the call's steps; `blocking` allows the node component (one collective at a time). */

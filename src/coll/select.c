@@ -56,6 +56,10 @@ int cr_coll_check_count(MPI_Count count, const char *arg)
 int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_coll_build_fn *build,
                    const cr_coll_call *a)
 {
+    /* Aliased buffers are erroneous (MPI_IN_PLACE is the way to reuse one); cheap to catch. */
+    if (a->both_buffers && a->sbuf == a->rbuf && a->sbuf && a->sbuf != MPI_IN_PLACE)
+        return cr_err(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (%p): use MPI_IN_PLACE as sendbuf "
+                                      "to reuse the receive buffer", a->sbuf);
     if (mode == CR_RUN_BLOCKING) {
         cr_sched s;
         cr_sched_init(&s, comm);
@@ -199,7 +203,7 @@ static int allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt
         return err;
     if (sbuf != MPI_IN_PLACE && (err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf")))
         return err;
-    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op};
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .both_buffers = true};
     return cr_coll_launch(comm, mode, request, build_allreduce, &a);
 }
 
@@ -263,7 +267,8 @@ static int reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, c
         return err;
     if (at_root && (err = cr_coll_check_buffer(rbuf, count, dt, "recvbuf")))
         return err;
-    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .root = root};
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .root = root,
+                      .both_buffers = at_root};
     return cr_coll_launch(comm, mode, request, build_reduce, &a);
 }
 
@@ -328,7 +333,7 @@ static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *
     if (at_root && sdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
         return cr_err(MPI_ERR_TRUNCATE, "the root sends %lld bytes to itself but receives %lld per process",
                       (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root};
     return cr_coll_launch(comm, mode, request, build_gather, &a);
 }
 
@@ -372,7 +377,7 @@ static int scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
     if (rbuf != MPI_IN_PLACE && ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
                                  (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root};
     return cr_coll_launch(comm, mode, request, build_scatter, &a);
 }
 
@@ -446,7 +451,7 @@ static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
             return cr_err(MPI_ERR_TRUNCATE, "sendcount/sendtype give %lld bytes, recvcount/recvtype %lld per process",
                           (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
     }
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0, .both_buffers = true};
     return cr_coll_launch(comm, mode, request, build_allgather, &a);
 }
 

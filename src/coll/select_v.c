@@ -86,7 +86,7 @@ static int gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
             return err;
     }
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .root = root,
-                      .rcounts = rcounts, .rdispls = displs};
+                      .rcounts = rcounts, .rdispls = displs, .both_buffers = at_root};
     return cr_coll_launch(comm, mode, request, build_gatherv, &a);
 }
 
@@ -121,7 +121,7 @@ static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datat
         (err = check_match(bytes_of(cr_cvec_at(scounts, (size_t)root), sdt), bytes_of(rcount, rdt), "the root's own block")))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .sdt = sdt, .rdt = rdt, .root = root,
-                      .scounts = scounts, .sdispls = displs};
+                      .scounts = scounts, .sdispls = displs, .both_buffers = at_root};
     return cr_coll_launch(comm, mode, request, build_scatterv, &a);
 }
 
@@ -167,7 +167,7 @@ static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, vo
                             "this process's own block (sendcount/sendtype against recvcounts[rank]/recvtype)"))))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .rcounts = rcounts,
-                      .rdispls = displs};
+                      .rdispls = displs, .both_buffers = true};
     return cr_coll_launch(comm, mode, request, build_allgatherv, &a);
 }
 
@@ -244,7 +244,8 @@ static int alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void
          (err = check_match(bytes_of(scount, sdt), bytes_of(rcount, rdt),
                             "each block (sendcount/sendtype against recvcount/recvtype)"))))
         return err;
-    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .sdt = sdt, .rdt = rdt};
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .sdt = sdt, .rdt = rdt,
+                      .both_buffers = true};
     return cr_coll_launch(comm, mode, request, build_alltoall, &a);
 }
 
@@ -265,7 +266,7 @@ static int alltoallv(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, MPI_Dat
         ((err = check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .sdt = sdt, .rdt = rdt, .scounts = scounts, .sdispls = sdispls,
-                      .rcounts = rcounts, .rdispls = rdispls};
+                      .rcounts = rcounts, .rdispls = rdispls, .both_buffers = true};
     return cr_coll_launch(comm, mode, request, build_alltoallv, &a);
 }
 
@@ -302,7 +303,7 @@ static int alltoallw(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const M
         err = resolve_types(stypes, n, "sendtypes", types);
     if (!err) {
         cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
-                          .rdispls = rdispls, .sdts = types, .rdts = types + n};
+                          .rdispls = rdispls, .sdts = types, .rdts = types + n, .both_buffers = true};
         err = cr_coll_launch(comm, mode, request, build_alltoallw, &a); /* the steps keep what they need */
     }
     free(types);
@@ -350,7 +351,8 @@ static int reduce_scatter_any(const void *sbuf, void *rbuf, cr_cvec rcounts, MPI
         err = check_counts(rcounts, comm->size, "recvcounts");
     if (err)
         return err;
-    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .rdt = dt, .op = op, .rcounts = rcounts};
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .rdt = dt, .op = op, .rcounts = rcounts,
+                      .both_buffers = true};
     return cr_coll_launch(comm, mode, request, build_reduce_scatter, &a);
 }
 
@@ -397,7 +399,7 @@ static int scan_any(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt,
         err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf");
     if (err)
         return err;
-    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op};
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .both_buffers = true};
     return cr_coll_launch(comm, mode, request, build, &a);
 }
 

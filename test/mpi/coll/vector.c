@@ -1156,6 +1156,13 @@ static void errors(void)
             rc = c ? ERR3C(MPI_Alltoall, MPI_Ialltoall, sbuf, 1, MPI_DOUBLE, rbuf, 1, MPI_INT, d)
                    : ERR3(MPI_Alltoall, MPI_Ialltoall, sbuf, 1, MPI_DOUBLE, rbuf, 1, MPI_INT, d);
             expect_class(rc, MPI_ERR_TRUNCATE, "MPI_Alltoall", "sendcount 1 MPI_DOUBLE, recvcount 1 MPI_INT", form, c);
+            /* Aliased buffers: sendbuf == recvbuf where both matter (MPI_IN_PLACE is the way). */
+            rc = c ? ERR3C(MPI_Alltoall, MPI_Ialltoall, rbuf, 1, MPI_INT, rbuf, 1, MPI_INT, d)
+                   : ERR3(MPI_Alltoall, MPI_Ialltoall, rbuf, 1, MPI_INT, rbuf, 1, MPI_INT, d);
+            expect_class(rc, MPI_ERR_BUFFER, "MPI_Alltoall", "sendbuf == recvbuf", form, c);
+            rc = c ? ERR3C(MPI_Scan, MPI_Iscan, rbuf, rbuf, 1, MPI_INT, MPI_SUM, d)
+                   : ERR3(MPI_Scan, MPI_Iscan, rbuf, rbuf, 1, MPI_INT, MPI_SUM, d);
+            expect_class(rc, MPI_ERR_BUFFER, "MPI_Scan", "sendbuf == recvbuf", form, c);
             /* Alltoallw: MPI_DATATYPE_NULL among the recvtypes. */
             for (int q = 0; q < p; q++)
                 cnt[q] = 1, dis[q] = q * (int)sizeof(int), ccnt[q] = 1, cdis[q] = q * (MPI_Aint)sizeof(int),
