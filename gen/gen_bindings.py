@@ -57,11 +57,17 @@ def load_overrides():
     return table
 
 
+# Procedures whose override says `separate = true`: their two forms differ in more than types
+# (MPI_Type_get_envelope_c has a num_large_counts argument the int form lacks).
+SEPARATE = set()
+
+
 def separate_forms(func):
     """Procedures taking a function whose type differs between the int and MPI_Count forms
-    (MPI_Op_create takes MPI_User_function or MPI_User_function_c) need one implementation per
-    form: the binding cannot turn one function type into the other."""
-    return any(p.kind == "POLYFUNCTION" for p in func.params)
+    (MPI_Op_create takes MPI_User_function or MPI_User_function_c), or whose forms take
+    different arguments, need one implementation per form: the binding cannot turn one into the
+    other."""
+    return func.base in SEPARATE or any(p.kind == "POLYFUNCTION" for p in func.params)
 
 
 def impl_name(func, opts):
@@ -296,6 +302,7 @@ def main():
     abi = apidata.load_abi()
     funcs = apidata.load_functions(abi)
     overrides = load_overrides()
+    SEPARATE.update(name for name, opts in overrides.items() if opts.get("separate"))
     unknown = sorted(set(overrides) - set(f.base for f in funcs.values()))
     if unknown:
         sys.exit(f"gen: override entries for procedures the ABI does not have: {unknown}")

@@ -27,6 +27,8 @@ void cr_sched_init(cr_sched *s, cr_comm *comm)
     s->tmps_cap = CR_SCHED_INLINE_TMPS;
     s->req = NULL;
     s->held_op = NULL;
+    s->held_dts = NULL;
+    s->nheld_dts = 0;
     s->active_next = s->active_prev = NULL;
 }
 
@@ -360,9 +362,28 @@ void cr_sched_free(cr_sched *s)
     cr_sched_destroy(s);
     if (s->held_op && cr_obj_unref(s->held_op))
         cr_obj_free(s->held_op);
+    for (int i = 0; i < s->nheld_dts; i++)
+        cr_dtype_release(s->held_dts[i]);
+    free(s->held_dts);
     if (s->req)
         cr_comm_release(s->comm);
     free(s);
+}
+
+bool cr_sched_hold_dtype(cr_sched *s, cr_dtype *dt)
+{
+    if (!dt || !dt->d)
+        return true;
+    for (int i = 0; i < s->nheld_dts; i++)
+        if (s->held_dts[i] == dt)
+            return true;
+    cr_dtype **grown = realloc(s->held_dts, (size_t)(s->nheld_dts + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    cr_obj_ref(dt);
+    grown[s->nheld_dts++] = dt;
+    s->held_dts = grown;
+    return true;
 }
 
 int cr_sched_post(cr_sched *s, bool persistent, MPI_Request *request)

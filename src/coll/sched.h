@@ -79,6 +79,8 @@ typedef struct cr_sched {
     cr_sched_args args; /* for call steps */
     cr_request *req;  /* nonblocking or persistent: the request that runs this schedule */
     cr_op *held_op;   /* a user operation kept alive while the request lives */
+    cr_dtype **held_dts; /* and the derived datatypes its steps use */
+    int nheld_dts;
     struct cr_sched *active_next, *active_prev;
     void *tmps_inline[CR_SCHED_INLINE_TMPS];
     cr_step steps_inline[CR_SCHED_INLINE_STEPS];
@@ -123,5 +125,8 @@ cr_sched *cr_sched_new(cr_comm *comm);
 int cr_sched_post(cr_sched *s, bool persistent, MPI_Request *request);
 /* Frees a schedule that was never posted. */
 void cr_sched_free(cr_sched *s);
+/* Keeps a derived datatype alive while the schedule lives (the user may free it meanwhile);
+ * predefined types need nothing. False when out of memory. */
+bool cr_sched_hold_dtype(cr_sched *s, cr_dtype *dt);
 
 #endif

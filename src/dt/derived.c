@@ -593,8 +593,8 @@ int cr_mpi_get_address(const void *location, MPI_Aint *address)
     return MPI_SUCCESS;
 }
 
-int cr_mpi_type_get_envelope(cr_dtype *dt, MPI_Count *num_integers, MPI_Count *num_addresses,
-                             MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
+int cr_mpi_type_get_envelope_c(cr_dtype *dt, MPI_Count *num_integers, MPI_Count *num_addresses,
+                               MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
     if (!dt->d) {
         *num_integers = *num_addresses = *num_large_counts = *num_datatypes = 0;
@@ -609,9 +609,9 @@ int cr_mpi_type_get_envelope(cr_dtype *dt, MPI_Count *num_integers, MPI_Count *n
     return MPI_SUCCESS;
 }
 
-int cr_mpi_type_get_contents(cr_dtype *dt, MPI_Count max_integers, MPI_Count max_addresses,
-                             MPI_Count max_large_counts, MPI_Count max_datatypes, int integers[],
-                             MPI_Aint addresses[], MPI_Count large_counts[], MPI_Datatype datatypes[])
+int cr_mpi_type_get_contents_c(cr_dtype *dt, MPI_Count max_integers, MPI_Count max_addresses,
+                               MPI_Count max_large_counts, MPI_Count max_datatypes, int integers[],
+                               MPI_Aint addresses[], MPI_Count large_counts[], MPI_Datatype datatypes[])
 {
     (void)max_large_counts;
     (void)large_counts;
@@ -633,6 +633,23 @@ int cr_mpi_type_get_contents(cr_dtype *dt, MPI_Count max_integers, MPI_Count max
         datatypes[i] = (MPI_Datatype)cr_handle_of(d->types[i]);
     }
     return MPI_SUCCESS;
+}
+
+/* The int forms: no large counts (Courier records every constructor's counts as integers and
+ * addresses, which both forms return alike). */
+int cr_mpi_type_get_envelope(cr_dtype *dt, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
+{
+    MPI_Count ni, na, nl, nt;
+    cr_mpi_type_get_envelope_c(dt, &ni, &na, &nl, &nt, combiner);
+    *num_integers = (int)ni, *num_addresses = (int)na, *num_datatypes = (int)nt;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_get_contents(cr_dtype *dt, int max_integers, int max_addresses, int max_datatypes, int integers[],
+                             MPI_Aint addresses[], MPI_Datatype datatypes[])
+{
+    return cr_mpi_type_get_contents_c(dt, max_integers, max_addresses, 0, max_datatypes, integers, addresses, NULL,
+                                      datatypes);
 }
 
 int cr_mpi_type_set_name(cr_dtype *dt, const char *name)

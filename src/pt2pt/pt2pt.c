@@ -632,6 +632,8 @@ static void request_release(cr_request *r)
 {
     if (r->holds_comm)
         cr_comm_release(r->comm);
+    if (r->holds_dt)
+        cr_dtype_release(r->dt);
 }
 
 const cr_request_ops cr_pt2pt_request_ops = {request_start, request_cancel, request_release};
@@ -640,6 +642,10 @@ void cr_pt2pt_hold_comm(cr_request *r)
 {
     cr_comm_hold(r->comm);
     r->holds_comm = 1;
+    if (r->dt && r->dt->d) { /* a derived type the user may free while the request runs */
+        cr_obj_ref(r->dt);
+        r->holds_dt = 1;
+    }
 }
 
 /* Packs a non-contiguous send buffer into r->tmp, which then is what goes on the wire. */

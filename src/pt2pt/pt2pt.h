@@ -101,7 +101,8 @@ void cr_pt2pt_prepare(cr_request *r, int kind, const void *buf, MPI_Count count,
 void cr_pt2pt_ctx_close(uint32_t ctx);
 
 /* The request operations of point-to-point requests (start, cancel, release), and making a
- * request keep its communicator alive while it lives (requests that outlive their call). */
+ * request keep its communicator (and a derived datatype) alive while it lives (requests that
+ * outlive their call). */
 extern const cr_request_ops cr_pt2pt_request_ops;
 void cr_pt2pt_hold_comm(cr_request *r);
 
