@@ -269,6 +269,9 @@ def gen_implemented(funcs, f, opts):
     lines.append("    if (CR_UNLIKELY(cr_rc))")
     lines.append("        goto fail;")
     for p, q in narrowed:
+        if p.base_type != "int":  # an MPI_Aint output of the int form: as wide as MPI_Count
+            lines.append(f"    *{p.name} = ({p.base_type}){p.name}_l;")
+            continue
         policy = opts.get("overflow", "error")
         lines.append(f"    if ({p.name}_l > INT32_MAX || {p.name}_l < INT32_MIN) {{")
         if policy == "undefined":

@@ -36,6 +36,8 @@ typedef struct builder {
     cr_dt_derived *d;
     bool nomem;
     bool any;                  /* a non-empty block was seen: bounds are set */
+    bool explicit_bounds;      /* a child's bounds were set explicitly (or this type's are) */
+    uint8_t align;             /* the largest alignment among the children */
     MPI_Aint lb, ub, tlb, tub; /* bounds so far */
 } builder;
 
@@ -58,6 +60,9 @@ static void bound_block(builder *b, MPI_Aint disp, MPI_Count n, const cr_dtype *
 {
     if (n <= 0)
         return;
+    b->align = CR_MAX(b->align, t->align);
+    if (t->flags & CR_DT_EXPLICIT_BOUNDS)
+        b->explicit_bounds = true;
     MPI_Aint span = (MPI_Aint)(n - 1) * t->extent;
     MPI_Aint lo = CR_MIN((MPI_Aint)0, span), hi = CR_MAX((MPI_Aint)0, span);
     MPI_Aint lb = disp + t->lb + lo, ub = disp + t->lb + t->extent + hi;
@@ -231,7 +236,13 @@ static int finish(builder *b, const cr_dt_loop *loop, uint64_t size, MPI_Datatyp
     dt->extent = b->any ? b->ub - b->lb : 0;
     dt->true_lb = b->any ? b->tlb : 0;
     dt->true_extent = b->any ? b->tub - b->tlb : 0;
-    dt->flags = 0;
+    dt->flags = b->explicit_bounds ? CR_DT_EXPLICIT_BOUNDS : 0;
+    dt->align = b->align ? b->align : 1;
+    /* A struct's extent is padded to its largest alignment, as a C compiler pads a struct, so
+     * an array of C structs is described by count > 1 (the standard's epsilon) — unless bounds
+     * were set explicitly, which then rule. */
+    if (b->d->combiner == MPI_COMBINER_STRUCT && !b->explicit_bounds && dt->extent % dt->align)
+        dt->extent += dt->align - dt->extent % dt->align;
     /* Contiguous: one run, starting where the true lower bound is, and elements that follow
      * each other without a gap: data paths then copy count * size bytes in one go. */
     if (loop->kind == CR_LOOP_RUN && dt->extent == (MPI_Aint)size && dt->true_lb == 0)
@@ -441,6 +452,8 @@ int cr_mpi_type_create_resized(cr_dtype *oldtype, MPI_Aint lb, MPI_Aint extent, 
     MPI_Aint aints[2] = {lb, extent};
     record(&b, 0, NULL, 2, aints, 1, &oldtype);
     b.any = true;
+    b.explicit_bounds = true;
+    b.align = oldtype->align;
     b.lb = lb, b.ub = lb + extent;
     b.tlb = oldtype->true_lb, b.tub = oldtype->true_lb + oldtype->true_extent;
     return finish(&b, oldtype->loop, (uint64_t)oldtype->size, newtype);
@@ -453,12 +466,14 @@ int cr_mpi_type_dup(cr_dtype *oldtype, MPI_Datatype *newtype)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
     record(&b, 0, NULL, 0, NULL, 1, &oldtype);
     b.any = true;
+    b.explicit_bounds = oldtype->flags & CR_DT_EXPLICIT_BOUNDS;
+    b.align = oldtype->align;
     b.lb = oldtype->lb, b.ub = oldtype->lb + oldtype->extent;
     b.tlb = oldtype->true_lb, b.tub = oldtype->true_lb + oldtype->true_extent;
     int err = finish(&b, oldtype->loop, (uint64_t)oldtype->size, newtype);
     if (!err) {
         /* a duplicate is committed if the original is, and keeps its basic type for reductions */
-        b.dt->flags = oldtype->flags & (CR_DT_CONTIG | CR_DT_COMMITTED);
+        b.dt->flags = oldtype->flags & (CR_DT_CONTIG | CR_DT_COMMITTED | CR_DT_EXPLICIT_BOUNDS);
         b.dt->basic = oldtype->basic;
         b.dt->category = oldtype->category;
     }
@@ -527,6 +542,8 @@ int cr_mpi_type_create_subarray(int ndims, cr_cvec sizes, cr_cvec subsizes, cr_c
     const cr_dt_loop *loop = layout_of_entries(&b, &e, size ? 1 : 0);
     /* a subarray's bounds are the whole array's */
     b.any = true;
+    b.align = oldtype->align;
+    b.explicit_bounds = true; /* set by the constructor, as resizing would */
     b.lb = 0, b.ub = stride;
     b.tlb = offset + oldtype->true_lb;
     b.tub = b.tlb; /* widened below from the first and last element of the subarray */

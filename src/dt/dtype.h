@@ -70,6 +70,7 @@ enum {
     CR_DT_CONTIG = 1,     /* one block of `size` bytes at offset 0, and extent == size */
     CR_DT_COMMITTED = 2,
     CR_DT_PREDEFINED = 4,
+    CR_DT_EXPLICIT_BOUNDS = 8, /* its bounds were set by MPI_Type_create_resized (or it holds such a type) */
 };
 
 typedef struct cr_dtype {
@@ -77,6 +78,7 @@ typedef struct cr_dtype {
     uint32_t flags;
     uint8_t basic;        /* cr_basic */
     uint8_t category;     /* cr_dt_category */
+    uint8_t align;        /* the largest alignment of its basic types: a struct's extent is padded to it */
     MPI_Count size;       /* bytes of data in one element */
     MPI_Aint lb, extent;
     MPI_Aint true_lb, true_extent;

@@ -164,3 +164,50 @@ MPI_Count cr_dt_loop_elements(const cr_dt_loop *l, uint64_t bytes)
     MPI_Count n = (MPI_Count)whole * elements(l, l->size, &cut) + elements(l, bytes - whole * l->size, &cut);
     return cut ? -1 : n;
 }
+
+/* Bytes that hold the first n basic elements of one instance (n below the instance's count). */
+static uint64_t bytes_of_elements(const cr_dt_loop *l, MPI_Count n);
+
+static uint64_t bytes_of_copies(const cr_dt_loop *child, uint32_t elem, MPI_Count n)
+{
+    if (!child)
+        return (uint64_t)n * elem;
+    bool cut = false;
+    MPI_Count per = elements(child, child->size, &cut);
+    if (per <= 0)
+        return 0;
+    return (uint64_t)(n / per) * child->size + bytes_of_elements(child, n % per);
+}
+
+static uint64_t bytes_of_elements(const cr_dt_loop *l, MPI_Count n)
+{
+    if (n <= 0)
+        return 0;
+    if (l->elem)
+        return (uint64_t)n * l->elem;
+    if (l->kind == CR_LOOP_REPEAT)
+        return bytes_of_copies(l->child, l->elem, n);
+    uint64_t bytes = 0;
+    for (int64_t e = 0; e < l->nentries && n > 0; e++) {
+        const cr_dt_entry *en = &l->entries[e];
+        uint64_t eb = l->prefix[e + 1] - l->prefix[e];
+        bool cut = false;
+        MPI_Count in_entry = elements_of_copies(en->child, en->elem, eb, &cut);
+        if (n >= in_entry) {
+            n -= in_entry;
+            bytes += eb;
+        } else {
+            return bytes + bytes_of_copies(en->child, en->elem, n);
+        }
+    }
+    return bytes;
+}
+
+uint64_t cr_dt_loop_bytes_of_elements(const cr_dt_loop *l, MPI_Count n)
+{
+    bool cut = false;
+    MPI_Count per = l->size ? elements(l, l->size, &cut) : 0;
+    if (per <= 0)
+        return 0;
+    return (uint64_t)(n / per) * l->size + bytes_of_elements(l, n % per);
+}

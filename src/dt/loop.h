@@ -53,5 +53,8 @@ void cr_dt_loop_move(const cr_dt_loop *l, char *base, MPI_Aint extent, uint64_t 
 /* Basic elements in the first `bytes` packed bytes of instances of `l`; -1 when a basic
  * element is cut. */
 MPI_Count cr_dt_loop_elements(const cr_dt_loop *l, uint64_t bytes);
+/* The packed bytes that hold the first n basic elements of instances of `l` (the inverse, for
+ * MPI_Status_set_elements). */
+uint64_t cr_dt_loop_bytes_of_elements(const cr_dt_loop *l, MPI_Count n);
 
 #endif

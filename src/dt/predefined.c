@@ -140,6 +140,25 @@ static struct predef {
 #undef P
 };
 
+/* The alignment of a predefined type's C representation (complex numbers and pairs align as
+ * their members do). */
+static uint8_t align_of(const cr_dtype *dt)
+{
+    switch (dt->basic) {
+    case CR_BASIC_COMPLEX_FLOAT16: return 2;
+    case CR_BASIC_COMPLEX_FLOAT: case CR_BASIC_FLOAT_INT: case CR_BASIC_2INT: case CR_BASIC_SHORT_INT:
+    case CR_BASIC_2FLOAT: return 4;
+    case CR_BASIC_COMPLEX_DOUBLE: case CR_BASIC_DOUBLE_INT: case CR_BASIC_2DOUBLE: return 8;
+    case CR_BASIC_LONG_INT: return _Alignof(long);
+    case CR_BASIC_COMPLEX_LONG_DOUBLE: case CR_BASIC_LONG_DOUBLE_INT: return _Alignof(long double);
+    default: break;
+    }
+    uint8_t a = 1; /* the largest power of two dividing the size, up to 16 */
+    while (a < 16 && dt->size && dt->size % (a * 2) == 0)
+        a *= 2;
+    return a;
+}
+
 void cr_dtype_setup(void)
 {
     for (size_t i = 0; i < CR_ARRAY_LEN(predefs); i++) {
@@ -152,7 +171,8 @@ void cr_dtype_setup(void)
         dt->flags = CR_DT_COMMITTED | CR_DT_PREDEFINED;
         dt->lb = dt->true_lb = 0;
         if (p->pair) {
-            dt->extent = dt->true_extent = (MPI_Aint)p->extent;
+            dt->extent = (MPI_Aint)p->extent;
+            dt->true_extent = p->pair[1].offset + p->pair[1].length; /* without the tail padding */
             dt->nblocks = 2;
             dt->blocks = p->pair;
         } else {
@@ -162,6 +182,7 @@ void cr_dtype_setup(void)
             dt->blocks = &p->block;
             dt->flags |= CR_DT_CONTIG;
         }
+        dt->align = align_of(dt);
         dt->loop = cr_dt_leaf_layout(dt); /* what derived types built on it walk */
         cr_handle_predefine(&dt->obj, (uintptr_t)p->handle, CR_KIND_DATATYPE);
     }

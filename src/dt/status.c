@@ -2,6 +2,7 @@
  * MPI_Status_set_elements (with their _x forms). The rest of the status calls live with the
  * requests (src/req/request.c). */
 #include "dtype.h"
+#include "loop.h"
 
 #include "core/error.h"
 #include "req/request.h"
@@ -33,13 +34,9 @@ int cr_mpi_status_set_elements(MPI_Status *status, cr_dtype *dt, MPI_Count count
 {
     if (count < 0)
         return cr_err(MPI_ERR_COUNT, "count=%lld must not be negative", (long long)count);
-    /* Whole items, then the leading blocks of a partial one (pair types have two elements an
-     * item, of different sizes), so MPI_Get_elements gives `count` back. */
-    MPI_Count per = dt->nblocks ? dt->nblocks : 1;
-    uint64_t bytes = (uint64_t)(count / per) * (uint64_t)dt->size;
-    for (MPI_Count b = 0; b < count % per; b++)
-        bytes += (uint64_t)dt->blocks[b].length;
-    cr_status_set_bytes(status, bytes);
+    /* Whole items, then the leading elements of a partial one (a pair type has two elements
+     * an item, of different sizes; a struct any mix), so MPI_Get_elements gives `count` back. */
+    cr_status_set_bytes(status, cr_dt_loop_bytes_of_elements(dt->loop, count));
     return MPI_SUCCESS;
 }
 
