@@ -162,8 +162,7 @@ void *cr_sched_scratch(cr_sched *s, size_t bytes)
 void *cr_sched_tmp(cr_sched *s, MPI_Count count, const cr_dtype *dt)
 {
     /* Room for `count` extents, shifted so data at offsets true_lb.. lands in the allocation. */
-    size_t bytes = (size_t)(count > 0 ? (count - 1) * dt->extent + dt->true_extent : 0);
-    char *p = cr_sched_scratch(s, bytes);
+    char *p = cr_sched_scratch(s, cr_coll_tmp_bytes(count, dt));
     return p ? p - dt->true_lb : NULL;
 }
 

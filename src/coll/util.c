@@ -72,11 +72,17 @@ void cr_coll_scratch_clear(void)
     }
 }
 
+size_t cr_coll_tmp_bytes(MPI_Count count, const cr_dtype *dt)
+{
+    if (count <= 0)
+        return 0;
+    return (size_t)((count - 1) * dt->extent + CR_MAX(dt->true_extent, dt->extent));
+}
+
 void *cr_coll_tmp(MPI_Count count, const cr_dtype *dt, void **alloc)
 {
     /* Room for `count` extents, shifted so data at offsets true_lb.. lands in the allocation. */
-    size_t bytes = (size_t)(count > 0 ? (count - 1) * dt->extent + dt->true_extent : 0);
-    *alloc = cr_coll_scratch(bytes);
+    *alloc = cr_coll_scratch(cr_coll_tmp_bytes(count, dt));
     return *alloc ? (char *)*alloc - dt->true_lb : NULL;
 }
 

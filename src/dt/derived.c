@@ -642,8 +642,10 @@ int cr_mpi_type_get_contents_c(cr_dtype *dt, MPI_Count max_integers, MPI_Count m
                       "arrays hold %lld, %lld and %lld",
                       d->ni, d->na, d->nt, (long long)max_integers, (long long)max_addresses,
                       (long long)max_datatypes);
-    memcpy(integers, d->ints, (size_t)d->ni * sizeof *integers);
-    memcpy(addresses, d->aints, (size_t)d->na * sizeof *addresses);
+    if (d->ni) /* (the arrays may be NULL where nothing goes in them) */
+        memcpy(integers, d->ints, (size_t)d->ni * sizeof *integers);
+    if (d->na)
+        memcpy(addresses, d->aints, (size_t)d->na * sizeof *addresses);
     /* Derived types come back as new references the caller frees; predefined ones as they are. */
     for (int i = 0; i < d->nt; i++) {
         cr_obj_ref(d->types[i]);
