@@ -260,9 +260,15 @@ int cr_op_check(const cr_op *op, const cr_dtype *dt)
     if (op->index == O_REPLACE || op->index == O_NO_OP)
         return cr_err(MPI_ERR_OP, "%s is for one-sided accumulate operations (MPI_Accumulate and its family) only: "
                       "no reduction applies it, to %s or any other datatype", op->name, dname);
-    if (!(dt->flags & CR_DT_PREDEFINED))
-        return cr_err(MPI_ERR_OP, "%s is not defined for a derived datatype: predefined operations reduce predefined "
-                      "datatypes only (a user-defined operation from MPI_Op_create can reduce any datatype)", op->name);
+    if (!(dt->flags & CR_DT_PREDEFINED)) {
+        /* A derived type made of one predefined type reduces as an array of it. */
+        if (dt->leaf)
+            return cr_op_check(op, dt->leaf);
+        return cr_err(MPI_ERR_OP, "%s is not defined for this derived datatype: it mixes several predefined types, "
+                      "and predefined operations reduce derived types only when all their elements are one "
+                      "predefined type (a user-defined operation from MPI_Op_create can reduce any datatype)",
+                      op->name);
+    }
     unsigned fam = dt->category < CR_CAT_COUNT ? dt->category : CR_CAT_NONE;
     if (accept[fam][op->index] != NO) {
         if (dt->basic != CR_BASIC_NONE && fns[dt->basic][op->index])
@@ -284,10 +290,47 @@ int cr_op_check(const cr_op *op, const cr_dtype *dt)
                   op->name, dname, family_words[fam], dname, ok);
 }
 
+/* A predefined operation on a derived type whose elements are all one predefined type (its
+ * leaf): the elements are gathered into arrays of the leaf a chunk at a time, reduced, and the
+ * result scattered back, so any layout (gaps, strides, pair types with padding) works with
+ * buffers on the stack. A contiguous type is an array of its leaf already. */
+static void apply_derived(cr_op_fn *fn, const void *in, void *inout, MPI_Count count, const cr_dtype *dt)
+{
+    const cr_dtype *leaf = dt->leaf;
+    if (!leaf->size)
+        return;
+    uint64_t n = (uint64_t)count * ((uint64_t)dt->size / (uint64_t)leaf->size);
+    bool leaf_contig = leaf->flags & CR_DT_CONTIG;
+    if (dt->flags & CR_DT_CONTIG && leaf_contig) {
+        fn(in, inout, (MPI_Count)n);
+        return;
+    }
+    enum { CHUNK = 256, MAX_EXTENT = 32 };
+    _Alignas(16) unsigned char a[CHUNK * MAX_EXTENT], b[CHUNK * MAX_EXTENT], stream[CHUNK * MAX_EXTENT];
+    for (uint64_t done = 0; done < n;) {
+        uint64_t k = CR_MIN((uint64_t)CHUNK, n - done), off = done * (uint64_t)leaf->size, bytes = k * (uint64_t)leaf->size;
+        /* the leaf elements of `in` and of `inout` as arrays of the leaf */
+        cr_dt_pack(in, count, dt, off, leaf_contig ? a : stream, bytes);
+        if (!leaf_contig)
+            cr_dt_unpack(a, (MPI_Count)k, leaf, 0, stream, bytes);
+        cr_dt_pack(inout, count, dt, off, leaf_contig ? b : stream, bytes);
+        if (!leaf_contig)
+            cr_dt_unpack(b, (MPI_Count)k, leaf, 0, stream, bytes);
+        fn(a, b, (MPI_Count)k);
+        if (!leaf_contig)
+            cr_dt_pack(b, (MPI_Count)k, leaf, 0, stream, bytes);
+        cr_dt_unpack(inout, count, dt, off, leaf_contig ? b : stream, bytes);
+        done += k;
+    }
+}
+
 void cr_op_apply(const cr_op *op, const void *in, void *inout, MPI_Count count, cr_dtype *dt)
 {
     if (op->index >= 0) {
-        fns[dt->basic][op->index](in, inout, count);
+        if (CR_LIKELY(dt->flags & CR_DT_PREDEFINED))
+            fns[dt->basic][op->index](in, inout, count);
+        else
+            apply_derived(fns[dt->leaf->basic][op->index], in, inout, count, dt);
         return;
     }
     MPI_Datatype h = (MPI_Datatype)(uintptr_t)dt->obj.handle;

@@ -2,7 +2,7 @@
  * size, rank, name and attributes (see comm.h). */
 #include "comm.h"
 
-#include "attr.h"
+#include "core/attr.h"
 #include "core/runtime.h"
 #include "cr_impl.h"
 

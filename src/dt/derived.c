@@ -10,6 +10,7 @@
 #include "dtype.h"
 #include "loop.h"
 
+#include "core/attr.h"
 #include "core/error.h"
 #include "cr_impl.h"
 
@@ -25,6 +26,8 @@ typedef struct cr_dt_derived {
     MPI_Aint *aints;
     cr_dtype **types; /* held references */
     void **owned;     /* layout nodes and arrays this type allocated */
+    cr_dtype *inner;  /* a type built from the constructor's arguments whose layout this one
+                         shares (darray), held; not part of the contents */
     int nowned;
     char name[MPI_MAX_OBJECT_NAME];
 } cr_dt_derived;
@@ -187,6 +190,8 @@ static void destroy(cr_dtype *dt)
     for (int i = 0; i < d->nt; i++)
         cr_dtype_release(d->types[i]);
     free(d->types);
+    if (d->inner)
+        cr_dtype_release(d->inner);
     free(d->ints);
     free(d->aints);
     free(d);
@@ -250,6 +255,10 @@ static int finish(builder *b, const cr_dt_loop *loop, uint64_t size, MPI_Datatyp
     dt->basic = CR_BASIC_NONE;
     dt->category = CR_CAT_NONE;
     dt->name = NULL;
+    dt->leaf = b->d->nt ? b->d->types[0]->leaf : NULL;
+    for (int i = 1; i < b->d->nt; i++)
+        if (b->d->types[i]->leaf != dt->leaf)
+            dt->leaf = NULL;
     *out = (MPI_Datatype)cr_handle_of(dt);
     return MPI_SUCCESS;
 }
@@ -444,38 +453,68 @@ int cr_mpi_type_create_struct(MPI_Count count, cr_cvec lens, cr_cvec disps, cons
 
 /* ----------------------------------------------------------------- resized, dup, subarray */
 
+/* A type with the data of `shape` (its layout, size and true bounds) and the bounds lb and
+ * lb + extent: resized, dup and the composed constructors. Contents: ints, aints, oldtype. */
+typedef struct reshape {
+    int combiner;
+    const MPI_Count *ints;
+    int ni;
+    const MPI_Aint *aints;
+    int na;
+    cr_dtype *oldtype, *shape;
+    bool explicit_bounds;
+    MPI_Aint lb, extent;
+} reshape;
+
+static int reshaped(const reshape *r, builder *b, MPI_Datatype *newtype)
+{
+    if (!new_type(b, r->combiner))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    record(b, r->ni, r->ints, r->na, r->aints, 1, (cr_dtype *const *)&r->oldtype);
+    b->any = true;
+    b->explicit_bounds = r->explicit_bounds;
+    b->align = r->oldtype->align;
+    b->lb = r->lb, b->ub = r->lb + r->extent;
+    b->tlb = r->shape->true_lb, b->tub = r->shape->true_lb + r->shape->true_extent;
+    return finish(b, r->shape->loop, (uint64_t)r->shape->size, newtype);
+}
+
+int cr_dt_wrap(int combiner, const MPI_Count *ints, int ni, cr_dtype *oldtype, cr_dtype *inner, MPI_Aint lb,
+               MPI_Aint extent, MPI_Datatype *newtype)
+{
+    builder b;
+    reshape r = {combiner, ints, ni, NULL, 0, oldtype, inner, true, lb, extent};
+    int err = reshaped(&r, &b, newtype);
+    if (!err) {
+        cr_obj_ref(inner);
+        b.d->inner = inner;
+    }
+    return err;
+}
+
 int cr_mpi_type_create_resized(cr_dtype *oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     builder b;
-    if (!new_type(&b, MPI_COMBINER_RESIZED))
-        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
     MPI_Aint aints[2] = {lb, extent};
-    record(&b, 0, NULL, 2, aints, 1, &oldtype);
-    b.any = true;
-    b.explicit_bounds = true;
-    b.align = oldtype->align;
-    b.lb = lb, b.ub = lb + extent;
-    b.tlb = oldtype->true_lb, b.tub = oldtype->true_lb + oldtype->true_extent;
-    return finish(&b, oldtype->loop, (uint64_t)oldtype->size, newtype);
+    reshape r = {MPI_COMBINER_RESIZED, NULL, 0, aints, 2, oldtype, oldtype, true, lb, extent};
+    return reshaped(&r, &b, newtype);
 }
 
 int cr_mpi_type_dup(cr_dtype *oldtype, MPI_Datatype *newtype)
 {
     builder b;
-    if (!new_type(&b, MPI_COMBINER_DUP))
-        return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
-    record(&b, 0, NULL, 0, NULL, 1, &oldtype);
-    b.any = true;
-    b.explicit_bounds = oldtype->flags & CR_DT_EXPLICIT_BOUNDS;
-    b.align = oldtype->align;
-    b.lb = oldtype->lb, b.ub = oldtype->lb + oldtype->extent;
-    b.tlb = oldtype->true_lb, b.tub = oldtype->true_lb + oldtype->true_extent;
-    int err = finish(&b, oldtype->loop, (uint64_t)oldtype->size, newtype);
-    if (!err) {
-        /* a duplicate is committed if the original is, and keeps its basic type for reductions */
-        b.dt->flags = oldtype->flags & (CR_DT_CONTIG | CR_DT_COMMITTED | CR_DT_EXPLICIT_BOUNDS);
-        b.dt->basic = oldtype->basic;
-        b.dt->category = oldtype->category;
+    reshape r = {MPI_COMBINER_DUP, NULL, 0, NULL, 0, oldtype, oldtype, oldtype->flags & CR_DT_EXPLICIT_BOUNDS,
+                 oldtype->lb, oldtype->extent};
+    int err = reshaped(&r, &b, newtype);
+    if (err)
+        return err;
+    /* a duplicate is committed if the original is, and keeps its basic type for reductions */
+    b.dt->flags = oldtype->flags & (CR_DT_CONTIG | CR_DT_COMMITTED | CR_DT_EXPLICIT_BOUNDS);
+    b.dt->basic = oldtype->basic;
+    b.dt->category = oldtype->category;
+    if ((err = cr_dtype_attrs_copy(oldtype, b.dt))) { /* a copy callback failed: no new type */
+        cr_dtype_release(b.dt);
+        *newtype = MPI_DATATYPE_NULL;
     }
     return err;
 }
@@ -578,7 +617,11 @@ int cr_mpi_type_free(MPI_Datatype *h)
     if (err)
         return err;
     if (dt->obj.predefined)
-        return cr_err(MPI_ERR_TYPE, "datatype is a predefined datatype, which cannot be freed");
+        return cr_err(MPI_ERR_TYPE, "datatype is a predefined datatype (or one returned by "
+                                    "MPI_Type_create_f90_*), which cannot be freed");
+    /* Attributes go now, with their delete callbacks, even if operations still hold the type. */
+    if ((err = cr_dtype_attrs_clear(dt)))
+        return err;
     *h = MPI_DATATYPE_NULL;
     cr_dtype_release(dt); /* types built from it and operations using it keep their references */
     return MPI_SUCCESS;
@@ -598,6 +641,26 @@ int cr_mpi_type_get_extent(cr_dtype *dt, MPI_Aint *lb, MPI_Aint *extent)
 }
 
 int cr_mpi_type_get_true_extent(cr_dtype *dt, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    *true_lb = dt->true_lb;
+    *true_extent = dt->true_extent;
+    return MPI_SUCCESS;
+}
+
+/* The MPI-3 _x forms (deprecated since MPI-4.0, still in the ABI). */
+int cr_mpi_type_size_x(cr_dtype *dt, MPI_Count *size)
+{
+    return cr_mpi_type_size(dt, size);
+}
+
+int cr_mpi_type_get_extent_x(cr_dtype *dt, MPI_Count *lb, MPI_Count *extent)
+{
+    *lb = dt->lb;
+    *extent = dt->extent;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_get_true_extent_x(cr_dtype *dt, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     *true_lb = dt->true_lb;
     *true_extent = dt->true_extent;
@@ -673,8 +736,19 @@ int cr_mpi_type_get_contents(cr_dtype *dt, int max_integers, int max_addresses, 
 
 int cr_mpi_type_set_name(cr_dtype *dt, const char *name)
 {
-    if (!dt->d)
-        return cr_err(MPI_ERR_TYPE, "datatype is predefined: its name cannot be changed");
+    if (!dt->d) { /* predefined types may be renamed too */
+        size_t len = strnlen(name, MPI_MAX_OBJECT_NAME - 1);
+        char *copy = malloc(len + 1);
+        if (!copy)
+            return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype name");
+        memcpy(copy, name, len);
+        copy[len] = 0;
+        if (dt->flags & CR_DT_NAME_OWNED)
+            free((char *)dt->name);
+        dt->name = copy;
+        dt->flags |= CR_DT_NAME_OWNED;
+        return MPI_SUCCESS;
+    }
     snprintf(dt->d->name, sizeof dt->d->name, "%s", name);
     return MPI_SUCCESS;
 }
@@ -682,6 +756,12 @@ int cr_mpi_type_set_name(cr_dtype *dt, const char *name)
 int cr_mpi_type_get_name(cr_dtype *dt, char *name, int *resultlen)
 {
     const char *n = dt->d ? dt->d->name : dt->name ? dt->name : "";
+    /* Synonyms share one handle in the ABI: MPI_Type_get_name answers with the standard's main
+     * name, as MPICH does (error messages keep the other spelling, which users write as often). */
+    if (!(dt->flags & CR_DT_NAME_OWNED) && dt->obj.handle == (uintptr_t)MPI_LONG_LONG_INT)
+        n = "MPI_LONG_LONG_INT";
+    else if (!(dt->flags & CR_DT_NAME_OWNED) && dt->obj.handle == (uintptr_t)MPI_C_COMPLEX)
+        n = "MPI_C_COMPLEX";
     *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n);
     if (*resultlen >= MPI_MAX_OBJECT_NAME)
         *resultlen = MPI_MAX_OBJECT_NAME - 1;
@@ -714,4 +794,174 @@ cr_dt_loop *cr_dt_leaf_layout(const cr_dtype *dt)
     *l = (cr_dt_loop){.kind = CR_LOOP_BLOCKS, .elem = 0, .size = (uint64_t)dt->size, .nentries = dt->nblocks,
                       .entries = en, .prefix = prefix};
     return l;
+}
+
+int cr_dt_children(const cr_dtype *dt, const int **lens, cr_dtype *const **types)
+{
+    const cr_dt_derived *d = dt->d;
+    if (!d || d->nt == 0)
+        return 0;
+    *types = d->types;
+    if (d->combiner == MPI_COMBINER_STRUCT) {
+        *lens = d->ints + 1; /* contents: count, blocklengths[count], ... */
+        return d->nt;
+    }
+    *lens = NULL;
+    return 1;
+}
+
+/* ----------------------------------------------------------------- types by size and precision */
+
+int cr_mpi_type_get_value_index(cr_dtype *value_type, cr_dtype *index_type, MPI_Datatype *pair_type)
+{
+    static const struct { MPI_Datatype value, index, pair; } pairs[] = {
+        {MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},       {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+        {MPI_LONG, MPI_INT, MPI_LONG_INT},         {MPI_INT, MPI_INT, MPI_2INT},
+        {MPI_SHORT, MPI_INT, MPI_SHORT_INT},       {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+        {MPI_REAL, MPI_REAL, MPI_2REAL},           {MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_2DOUBLE_PRECISION},
+        {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER},
+    };
+    uintptr_t v = cr_handle_of(value_type), i = cr_handle_of(index_type);
+    *pair_type = MPI_DATATYPE_NULL; /* no predefined pair: the standard's answer, not an error */
+    for (size_t k = 0; k < CR_ARRAY_LEN(pairs); k++)
+        if ((uintptr_t)pairs[k].value == v && (uintptr_t)pairs[k].index == i)
+            *pair_type = pairs[k].pair;
+    return MPI_SUCCESS;
+}
+
+/* The Fortran types of each class, by size (MPI_Type_match_size and the f90 constructors). */
+static MPI_Datatype by_size(int typeclass, MPI_Count size)
+{
+    static const struct { int cls; MPI_Count size; MPI_Datatype type; } table[] = {
+        {MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1},  {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
+        {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4},  {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+        {MPI_TYPECLASS_INTEGER, 16, MPI_INTEGER16},
+        {MPI_TYPECLASS_REAL, 2, MPI_REAL2},        {MPI_TYPECLASS_REAL, 4, MPI_REAL4},
+        {MPI_TYPECLASS_REAL, 8, MPI_REAL8},        {MPI_TYPECLASS_REAL, 16, MPI_REAL16},
+        {MPI_TYPECLASS_COMPLEX, 4, MPI_COMPLEX4},  {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8},
+        {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16}, {MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32},
+        {MPIX_TYPECLASS_LOGICAL, 1, MPI_LOGICAL1}, {MPIX_TYPECLASS_LOGICAL, 2, MPI_LOGICAL2},
+        {MPIX_TYPECLASS_LOGICAL, 4, MPI_LOGICAL4}, {MPIX_TYPECLASS_LOGICAL, 8, MPI_LOGICAL8},
+        {MPIX_TYPECLASS_LOGICAL, 16, MPI_LOGICAL16},
+    };
+    for (size_t k = 0; k < CR_ARRAY_LEN(table); k++) {
+        cr_dtype *t = cr_dtype_get(table[k].type);
+        /* a type this compiler has no representation for has size 0 or no basic type */
+        if (table[k].cls == typeclass && table[k].size == size && t && t->size == size && t->basic != CR_BASIC_NONE)
+            return table[k].type;
+    }
+    return MPI_DATATYPE_NULL;
+}
+
+int cr_mpi_type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL && typeclass != MPI_TYPECLASS_COMPLEX &&
+        typeclass != MPIX_TYPECLASS_LOGICAL)
+        return cr_err(MPI_ERR_ARG, "invalid typeclass=%d: must be MPI_TYPECLASS_INTEGER, MPI_TYPECLASS_REAL or "
+                                   "MPI_TYPECLASS_COMPLEX", typeclass);
+    *datatype = by_size(typeclass, size);
+    if (*datatype == MPI_DATATYPE_NULL)
+        return cr_err(MPI_ERR_ARG, "invalid size=%d: no %s type of %d bytes", size,
+                      typeclass == MPI_TYPECLASS_INTEGER ? "integer" : typeclass == MPI_TYPECLASS_REAL ? "real"
+                      : typeclass == MPI_TYPECLASS_COMPLEX ? "complex" : "logical", size);
+    return MPI_SUCCESS;
+}
+
+/* The types MPI_Type_create_f90_* return: one per (class, precision, range) asked for, kept for
+ * the life of the process and returned again for the same arguments (the standard forbids
+ * freeing them). Each has the layout and reductions of the sized type it stands for, and the
+ * combiner MPI_COMBINER_F90_* with its arguments as contents. */
+typedef struct f90_type {
+    struct f90_type *next;
+    int combiner, p, r;
+    MPI_Datatype handle;
+} f90_type;
+static f90_type *f90_types;
+
+/* The byte size Fortran's selected_real_kind / selected_int_kind give for p digits and range r
+ * (MPI_UNDEFINED: not constrained), on IEEE hardware as gfortran lays it out. */
+static MPI_Count f90_size(int combiner, int p, int r)
+{
+    if (combiner == MPI_COMBINER_F90_INTEGER) {
+        static const struct { int r; MPI_Count size; } ints[] = {{2, 1}, {4, 2}, {9, 4}, {18, 8}, {38, 16}};
+        for (size_t k = 0; k < CR_ARRAY_LEN(ints); k++)
+            if (r <= ints[k].r)
+                return ints[k].size;
+        return 0;
+    }
+    static const struct { int p, r; MPI_Count size; } reals[] = {{6, 37, 4}, {15, 307, 8}, {33, 4931, 16}};
+    for (size_t k = 0; k < CR_ARRAY_LEN(reals); k++)
+        if ((p == MPI_UNDEFINED || p <= reals[k].p) && (r == MPI_UNDEFINED || r <= reals[k].r))
+            return reals[k].size * (combiner == MPI_COMBINER_F90_COMPLEX ? 2 : 1);
+    return 0;
+}
+
+static int f90_create(int combiner, int p, int r, MPI_Datatype *newtype)
+{
+    const char *what = combiner == MPI_COMBINER_F90_INTEGER ? "MPI_Type_create_f90_integer"
+                       : combiner == MPI_COMBINER_F90_REAL  ? "MPI_Type_create_f90_real"
+                                                            : "MPI_Type_create_f90_complex";
+    if (combiner != MPI_COMBINER_F90_INTEGER && p == MPI_UNDEFINED && r == MPI_UNDEFINED)
+        return cr_err(MPI_ERR_ARG, "%s: p and r are both MPI_UNDEFINED: at least one must be given", what);
+    if ((p < 0 && p != MPI_UNDEFINED) || (r < 0 && r != MPI_UNDEFINED))
+        return cr_err(MPI_ERR_ARG, "%s: invalid p=%d or r=%d: must not be negative", what, p, r);
+    for (f90_type *f = f90_types; f; f = f->next)
+        if (f->combiner == combiner && f->p == p && f->r == r) {
+            *newtype = f->handle;
+            return MPI_SUCCESS;
+        }
+    int cls = combiner == MPI_COMBINER_F90_INTEGER ? MPI_TYPECLASS_INTEGER
+              : combiner == MPI_COMBINER_F90_REAL  ? MPI_TYPECLASS_REAL
+                                                   : MPI_TYPECLASS_COMPLEX;
+    MPI_Count size = f90_size(combiner, p, r);
+    MPI_Datatype sized = size ? by_size(cls, size) : MPI_DATATYPE_NULL;
+    if (sized == MPI_DATATYPE_NULL)
+        return cr_err(MPI_ERR_ARG, "%s: no Fortran kind has p=%d digits and range r=%d on this platform", what, p, r);
+    cr_dtype *base = cr_dtype_get(sized);
+    f90_type *f = calloc(1, sizeof *f);
+    MPI_Datatype h;
+    int err = f ? cr_mpi_type_dup(base, &h) : cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    if (err) {
+        free(f);
+        return err;
+    }
+    cr_dtype *dt = cr_dtype_get(h);
+    cr_dt_derived *d = dt->d;
+    /* contents: (p, r) for reals and complexes, (r) for integers; no datatypes */
+    for (int i = 0; i < d->nt; i++)
+        cr_dtype_release(d->types[i]);
+    d->combiner = combiner;
+    d->nt = d->na = 0;
+    d->ni = combiner == MPI_COMBINER_F90_INTEGER ? 1 : 2;
+    d->ints[0] = combiner == MPI_COMBINER_F90_INTEGER ? r : p;
+    if (d->ni == 2) {
+        int *two = realloc(d->ints, 2 * sizeof *two);
+        if (!two) {
+            cr_dtype_release(dt);
+            free(f);
+            return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+        }
+        d->ints = two;
+        d->ints[1] = r;
+    }
+    dt->obj.predefined = 1; /* lives for the process; MPI_Type_free refuses it */
+    *f = (f90_type){.next = f90_types, .combiner = combiner, .p = p, .r = r, .handle = h};
+    f90_types = f;
+    *newtype = h;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+{
+    return f90_create(MPI_COMBINER_F90_REAL, p, r, newtype);
+}
+
+int cr_mpi_type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+{
+    return f90_create(MPI_COMBINER_F90_COMPLEX, p, r, newtype);
+}
+
+int cr_mpi_type_create_f90_integer(int r, MPI_Datatype *newtype)
+{
+    return f90_create(MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, newtype);
 }

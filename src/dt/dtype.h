@@ -71,6 +71,7 @@ enum {
     CR_DT_COMMITTED = 2,
     CR_DT_PREDEFINED = 4,
     CR_DT_EXPLICIT_BOUNDS = 8, /* its bounds were set by MPI_Type_create_resized (or it holds such a type) */
+    CR_DT_NAME_OWNED = 16,     /* predefined: `name` was set by MPI_Type_set_name and is malloc'd */
 };
 
 typedef struct cr_dtype {
@@ -87,6 +88,11 @@ typedef struct cr_dtype {
     const char *name;     /* predefined: its MPI name */
     const struct cr_dt_loop *loop;  /* the compiled layout every data path walks (loop.h) */
     struct cr_dt_derived *d;        /* derived types: contents, owned layout, name (derived.c) */
+    struct cr_attr *attrs;          /* cached attributes (core/attr.h), predefined types too */
+    /* The one predefined type every basic element of this type is (itself, for a predefined
+     * type), or NULL when it mixes several: reductions on derived types and the external32
+     * conversion treat a type with a leaf as an array of that leaf. */
+    const struct cr_dtype *leaf;
 } cr_dtype;
 
 static inline cr_dtype *cr_dtype_get(MPI_Datatype h)
@@ -108,6 +114,22 @@ static inline bool cr_dtype_starts_at_buffer(const cr_dtype *dt)
 
 /* Resolves a datatype handle (committed when `committed`), or returns an error naming `arg`. */
 int cr_dtype_check(MPI_Datatype h, const char *arg, bool committed, cr_dtype **out);
+
+/* A type of `combiner` whose contents are (ints, oldtype) and whose layout is `inner`'s (which it
+ * holds), with the bounds lb and lb + extent: for constructors defined by composing others
+ * (darray). */
+int cr_dt_wrap(int combiner, const MPI_Count *ints, int ni, cr_dtype *oldtype, cr_dtype *inner, MPI_Aint lb,
+               MPI_Aint extent, MPI_Datatype *newtype);
+
+/* A derived type's children in signature order (the order its basic elements are packed): a
+ * struct's blocks are lens[i] copies of types[i]; any other derived type is one child repeated
+ * size / child size times (*lens = NULL). Returns the number of children, 0 for predefined types. */
+int cr_dt_children(const cr_dtype *dt, const int **lens, cr_dtype *const **types);
+
+/* Attributes across a type's life: MPI_Type_dup copies them (the keyvals' copy callbacks),
+ * MPI_Type_free deletes them (their delete callbacks). */
+int cr_dtype_attrs_copy(const cr_dtype *from, cr_dtype *to);
+int cr_dtype_attrs_clear(cr_dtype *dt);
 
 /* Library load: registers the predefined datatypes under their ABI handles. */
 void cr_dtype_setup(void);

@@ -183,6 +183,7 @@ void cr_dtype_setup(void)
             dt->flags |= CR_DT_CONTIG;
         }
         dt->align = align_of(dt);
+        dt->leaf = dt;
         dt->loop = cr_dt_leaf_layout(dt); /* what derived types built on it walk */
         cr_handle_predefine(&dt->obj, (uintptr_t)p->handle, CR_KIND_DATATYPE);
     }

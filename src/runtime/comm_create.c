@@ -11,7 +11,7 @@
  * Communicators made by one split share a slot: their members are disjoint, so their traffic
  * can never meet. */
 #include "coll/coll.h"
-#include "comm/attr.h"
+#include "core/attr.h"
 #include "comm/comm.h"
 #include "core/runtime.h"
 #include "cr_impl.h"
