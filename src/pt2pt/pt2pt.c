@@ -137,16 +137,36 @@ static size_t eager_limit(int dst)
     return CR_MIN((size_t)eager_max, frame);
 }
 
+/* A piece of a non-contiguous send buffer, packed by the transport straight into the frame. */
+typedef struct dt_gather {
+    cr_xgather g;
+    const cr_request *r;
+    uint64_t off; /* packed bytes of the message before the next piece */
+} dt_gather;
+
+static void dt_gather_fill(cr_xgather *g, char *to, size_t n)
+{
+    dt_gather *d = (dt_gather *)g;
+    cr_dt_pack(d->r->buf, d->r->count, d->r->dt, d->off, to, n);
+    d->off += n;
+}
+
+/* Sends packed bytes [off, off + n) of r's message in one frame. */
+static bool send_piece(int dst, const cr_penv *env, const cr_request *r, uint64_t off, uint64_t n)
+{
+    if (CR_LIKELY(cr_dtype_is_contig(r->dt) || n == 0))
+        return cr_xport_send(dst, CR_XCLASS_PT2PT, (const cr_xenv *)env, (const char *)r->buf + r->dt->true_lb + off,
+                             n, NULL, 0);
+    dt_gather d = {{dt_gather_fill}, r, off};
+    return cr_xport_send_gather(dst, CR_XCLASS_PT2PT, (const cr_xenv *)env, n, &d.g);
+}
+
 /* Tries to put one frame on the wire. DATA frames send the next chunk of their request. */
 static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
 {
     switch (env->type) {
-    case P_EAGER: {
-        cr_request *r = req;
-        if (cr_dtype_is_contig(r->dt) || r->bytes == 0)
-            return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, (char *)r->buf + r->dt->true_lb, r->bytes, NULL, 0);
-        return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, r->tmp, r->bytes, NULL, 0);
-    }
+    case P_EAGER:
+        return send_piece(dst, env, req, 0, req->bytes);
     case P_RTS:
         return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, &addr, sizeof addr, NULL, 0);
     case P_DATA:
@@ -158,8 +178,7 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
             e.a = r->offset;
         else if (r->offset) /* the pieces after the first name their message by its request */
             e = (cr_penv){.type = P_LONG_DATA, .a = (uintptr_t)r, .b = r->offset};
-        const char *src = r->tmp ? (const char *)r->tmp : (const char *)r->buf + r->dt->true_lb;
-        if (!cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&e, src + r->offset, chunk, NULL, 0))
+        if (!send_piece(dst, &e, r, r->offset, chunk))
             return false;
         r->offset += chunk;
         return true;
@@ -234,10 +253,6 @@ static void send_done(cr_request *r)
         r->cancel = CANCEL_FINISHED_EARLY;
         return;
     }
-    if (r->tmp) {
-        free(r->tmp);
-        r->tmp = NULL;
-    }
     cr_request_complete(r);
 }
 
@@ -250,10 +265,6 @@ static void recv_done(cr_request *r, int src, int tag, uint64_t bytes, uint64_t 
                                      "of %llu bytes (count=%lld)",
                                      (unsigned long long)bytes, src, tag, (unsigned long long)capacity,
                                      (long long)r->count);
-    if (r->tmp) {
-        free(r->tmp);
-        r->tmp = NULL;
-    }
     cr_request_complete(r);
 }
 
@@ -270,23 +281,46 @@ static void control(int dst, uint8_t type, uint64_t a, uint64_t b)
 
 /* ----------------------------------------------------------------- receiving */
 
+/* Where a non-contiguous receive's pulled data lands on its way into the buffer: a bounded
+ * scratch reused by every pull (pulls run to completion one at a time), so a message of any
+ * size needs no buffer of its size. */
+enum { PULL_CHUNK = 256 << 10 };
+static char *pull_scratch;
+
+/* Copies the first n bytes of a contiguous message at the sender's `addr` into r's buffer:
+ * one read straight into a contiguous buffer, chunk by chunk through the scratch (read, then
+ * unpacked while still in cache) into a non-contiguous one. 0, or -1 when the transport
+ * cannot read (nothing was unpacked that matters: the stream that follows overwrites it). */
+static int pull(cr_request *r, int world_src, uint64_t addr, uint64_t n)
+{
+    if (cr_dtype_is_contig(r->dt)) {
+        struct iovec l = {(char *)r->buf + r->dt->true_lb, n}, rem = {(void *)(uintptr_t)addr, n};
+        return cr_xport_read(world_src, &l, 1, &rem, 1);
+    }
+    if (!pull_scratch && !(pull_scratch = malloc(PULL_CHUNK)))
+        return -1;
+    for (uint64_t off = 0; off < n; off += PULL_CHUNK) {
+        uint64_t k = CR_MIN((uint64_t)PULL_CHUNK, n - off);
+        struct iovec l = {pull_scratch, k}, rem = {(void *)(uintptr_t)(addr + off), k};
+        if (cr_xport_read(world_src, &l, 1, &rem, 1) != 0)
+            return -1;
+        cr_dt_unpack(r->buf, r->count, r->dt, off, pull_scratch, k);
+    }
+    return 0;
+}
+
 /* The rendezvous receive: pull the data with one copy, or ask for it to be streamed. */
 static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_t bytes, uint64_t sreq, uint64_t addr)
 {
     uint64_t cap = capacity_of(r), n = CR_MIN(bytes, cap);
     r->world_peer = world_src;
-    if (n == 0 || cr_xport_pull_preferred(world_src)) {
-        void *dst = cr_dtype_is_contig(r->dt) ? (char *)r->buf + r->dt->true_lb : (r->tmp = malloc(n));
-        struct iovec l = {dst, n}, rem = {(void *)(uintptr_t)addr, n};
-        if (n == 0 || (dst && cr_xport_read(world_src, &l, 1, &rem, 1) == 0)) {
-            if (r->tmp)
-                cr_dt_unpack(r->buf, r->count, r->dt, 0, r->tmp, n);
+    /* addr 0: the sender's buffer is not contiguous, its data comes streamed */
+    if (n == 0 || (addr && cr_xport_pull_preferred(world_src))) {
+        if (n == 0 || pull(r, world_src, addr, n) == 0) {
             control(world_src, P_FIN, 0, sreq);
             recv_done(r, src, tag, bytes, cap);
             return;
         }
-        free(r->tmp);
-        r->tmp = NULL;
     }
     /* Streamed instead: DATA frames will bring `bytes` bytes (those beyond `cap` are dropped). */
     r->proto = P_CTS;
@@ -648,16 +682,6 @@ void cr_pt2pt_hold_comm(cr_request *r)
     }
 }
 
-/* Packs a non-contiguous send buffer into r->tmp, which then is what goes on the wire. */
-static int pack_send_buffer(cr_request *r)
-{
-    r->tmp = malloc(r->bytes);
-    if (!r->tmp)
-        return cr_err(MPI_ERR_NO_MEM, "out of memory packing a %llu-byte message", (unsigned long long)r->bytes);
-    cr_dt_pack(r->buf, r->count, r->dt, 0, r->tmp, r->bytes);
-    return MPI_SUCCESS;
-}
-
 int cr_pt2pt_send_start(cr_request *r)
 {
     r->done = 0;
@@ -688,39 +712,25 @@ int cr_pt2pt_send_start(cr_request *r)
         if (r->mode != CR_MODE_SYNC)
             env.b = 0;
         r->proto = P_EAGER;
-        int rc = !contig && r->bytes ? pack_send_buffer(r) : MPI_SUCCESS;
-        if (rc != MPI_SUCCESS) {
-            credit_refund(dst, r->bytes);
-            return rc;
-        }
         send_frame(dst, &env, r, 0);
         return MPI_SUCCESS;
     }
     if (long_eager) {
-        /* Long eager: the frames go one after the other, from the user's buffer when it is
-         * contiguous; the send completes when the last one is on its way. The first names
+        /* Long eager: the frames go one after the other, from the user's buffer (packed into
+         * each frame when it is not contiguous); the send completes when the last one is on its way. The first names
          * the message by the request (b), like the others (a). */
         env.type = P_LONG;
         r->proto = P_LONG;
         r->offset = 0;
-        int rc = !contig ? pack_send_buffer(r) : MPI_SUCCESS;
-        if (rc != MPI_SUCCESS) {
-            credit_refund(dst, r->bytes);
-            return rc;
-        }
         send_frame(dst, &env, r, 0);
         return MPI_SUCCESS;
     }
     /* Rendezvous: the data must stay where the receiver can read it until FIN. */
     env.type = P_RTS;
     r->proto = P_RTS;
-    uint64_t addr = (uintptr_t)((char *)r->buf + r->dt->true_lb);
-    if (!contig) {
-        int rc = pack_send_buffer(r);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        addr = (uintptr_t)r->tmp;
-    }
+    /* A non-contiguous buffer offers no address: the receiver asks for the data to be streamed,
+     * and each frame is packed straight from the buffer (no copy of the whole message). */
+    uint64_t addr = contig ? (uintptr_t)((char *)r->buf + r->dt->true_lb) : 0;
     send_frame(dst, &env, r, addr);
     return MPI_SUCCESS;
 }

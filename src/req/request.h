@@ -75,7 +75,7 @@ typedef struct cr_request {
     int tag;
     int world_peer;   /* world rank of the destination (sends), or of the sender once matched */
     uint64_t bytes;   /* message size */
-    void *tmp;        /* packed data of a non-contiguous buffer, or a buffered send's copy */
+    void *tmp;        /* a compound request's copy of its data (MPI_Isendrecv_replace) */
     uint64_t remote;  /* the peer's request id, in rendezvous protocols */
     uint64_t offset;  /* bytes moved so far, in the pipelined protocol */
     /* Called when the operation completes, before `done` is visible to waiters: buffered

@@ -53,22 +53,44 @@ void cr_xport_deliver(const cr_xframe *f)
 
 /* ----------------------------------------------------------------- the self transport */
 
+/* A frame to ourselves: a heap copy, queued until the next poll. */
+static self_frame *self_frame_new(cr_xclass cls, const cr_xenv *env, size_t len)
+{
+    self_frame *f = malloc(sizeof *f + len);
+    if (f)
+        *f = (self_frame){.cls = cls, .env = *env, .len = len};
+    return f;
+}
+
+static void self_queue(self_frame *f)
+{
+    *X.self_tail = f;
+    X.self_tail = &f->next;
+}
+
 static bool self_send(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
 {
     (void)peer;
-    self_frame *f = malloc(sizeof *f + n1 + n2);
+    self_frame *f = self_frame_new(cls, env, n1 + n2);
     if (!f)
         return false;
-    f->next = NULL;
-    f->cls = cls;
-    f->env = *env;
-    f->len = n1 + n2;
     if (n1)
         memcpy(f->data, p1, n1);
     if (n2)
         memcpy(f->data + n1, p2, n2);
-    *X.self_tail = f;
-    X.self_tail = &f->next;
+    self_queue(f);
+    return true;
+}
+
+static bool self_send_gather(int peer, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g)
+{
+    (void)peer;
+    self_frame *f = self_frame_new(cls, env, len);
+    if (!f)
+        return false;
+    if (len)
+        g->fill(g, f->data, len);
+    self_queue(f);
     return true;
 }
 
@@ -121,7 +143,7 @@ static bool self_yes(int peer)
     return true;
 }
 
-static const cr_xport_ops self_ops = {"self", self_send, self_max_frame, self_read, self_yes, self_yes};
+static const cr_xport_ops self_ops = {"self", self_send, self_send_gather, self_max_frame, self_read, self_yes, self_yes};
 
 /* ----------------------------------------------------------------- routing */
 
@@ -162,6 +184,12 @@ bool cr_xport_send(int dst, cr_xclass cls, const cr_xenv *env, const void *p1, s
 {
     const route *r = &X.routes[dst];
     return r->ops->send(r->peer, cls, env, p1, n1, p2, n2);
+}
+
+bool cr_xport_send_gather(int dst, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g)
+{
+    const route *r = &X.routes[dst];
+    return r->ops->send_gather(r->peer, cls, env, len, g);
 }
 
 size_t cr_xport_max_frame(int dst)

@@ -48,6 +48,14 @@ typedef struct cr_xframe {
 
 typedef void cr_xport_handler(const cr_xframe *f);
 
+/* A payload the transport fetches while it writes the frame, so a non-contiguous buffer is
+ * packed straight into the frame with no copy in between: fill(g, to, n) is called for each
+ * contiguous piece of the frame's payload, in order (two when a ring wraps). The caller embeds
+ * this in its own state and advances its position on each call. */
+typedef struct cr_xgather {
+    void (*fill)(struct cr_xgather *g, char *to, size_t n);
+} cr_xgather;
+
 /* Copies `len` payload bytes starting at `offset` out of a frame. */
 static inline void cr_xframe_copy(const cr_xframe *f, void *dst, size_t offset, size_t len);
 
@@ -65,6 +73,7 @@ void cr_xport_deliver(const cr_xframe *f);
 typedef struct cr_xport_ops {
     const char *name;
     bool (*send)(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
+    bool (*send_gather)(int peer, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g);
     size_t (*max_frame)(int peer);
     int (*read)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
     bool (*can_read)(int peer);       /* single copy is the policy towards it */
@@ -76,6 +85,8 @@ typedef struct cr_xport_ops {
  * cr_xport_max_frame(dst). Two payload pieces are sent back to back (header + data). */
 bool cr_xport_send(int dst, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
 size_t cr_xport_max_frame(int dst);
+/* The same with a payload of `len` bytes that `g` writes into the frame. */
+bool cr_xport_send_gather(int dst, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g);
 
 /* Delivers pending frames to the handler; returns how many. */
 int cr_xport_poll(void);

@@ -457,29 +457,33 @@ static __attribute__((noinline)) void announce(int peer)
     S.out[peer].announced = true;
 }
 
-static bool shm_send(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
+/* Room in the ring to `peer` for a frame of `len` payload bytes: its header, with the class and
+ * envelope written, and where its payload starts; NULL when the ring is full for now. */
+static frame_hdr *frame_begin(out_ring *o, int peer, cr_xclass cls, const cr_xenv *env, size_t len, size_t *payload)
 {
-    out_ring *o = &S.out[peer];
     if (CR_UNLIKELY(!o->announced))
         announce(peer);
-    size_t len = n1 + n2;
     uint64_t need = cells_for(len);
     /* Room for the frame, plus (when possible) the next header to clear. */
     if (o->head + need - o->tail_cache > S.ncells) {
         o->tail_cache = atomic_load_explicit(&o->ctrl->tail, memory_order_acquire);
         if (o->head + need - o->tail_cache > S.ncells)
-            return false;
+            return NULL;
     }
     size_t start = (size_t)(o->head & S.mask) * CELL;
     frame_hdr *h = (frame_hdr *)(o->cells + start);
     h->len_cls = (uint32_t)len | (uint32_t)cls << 24;
     h->env = *env;
-    size_t off = start + HDR_BYTES;
-    if (n1)
-        off = ring_put(o->cells, off, p1, n1, S.ring_bytes);
-    if (n2)
-        ring_put(o->cells, off, p2, n2, S.ring_bytes);
-    uint64_t next = o->head + need;
+    *payload = start + HDR_BYTES;
+    if (*payload >= S.ring_bytes)
+        *payload -= S.ring_bytes;
+    return h;
+}
+
+/* Publishes a frame whose payload is written: the receiver may take it from now on. */
+static void frame_end(out_ring *o, frame_hdr *h, size_t len)
+{
+    uint64_t next = o->head + cells_for(len);
     if (next - o->tail_cache < S.ncells)
         atomic_store_explicit(&((frame_hdr *)(o->cells + (next & S.mask) * CELL))->seq, 0, memory_order_relaxed);
     atomic_store_explicit(&h->seq, o->seq, memory_order_release);
@@ -490,6 +494,36 @@ static bool shm_send(int peer, cr_xclass cls, const cr_xenv *env, const void *p1
         if (atomic_load_explicit(&o->peer->sleeping, memory_order_relaxed))
             ring_bell(o->peer);
     }
+}
+
+static bool shm_send(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2)
+{
+    out_ring *o = &S.out[peer];
+    size_t off;
+    frame_hdr *h = frame_begin(o, peer, cls, env, n1 + n2, &off);
+    if (!h)
+        return false;
+    if (n1)
+        off = ring_put(o->cells, off, p1, n1, S.ring_bytes);
+    if (n2)
+        ring_put(o->cells, off, p2, n2, S.ring_bytes);
+    frame_end(o, h, n1 + n2);
+    return true;
+}
+
+static bool shm_send_gather(int peer, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g)
+{
+    out_ring *o = &S.out[peer];
+    size_t off;
+    frame_hdr *h = frame_begin(o, peer, cls, env, len, &off);
+    if (!h)
+        return false;
+    size_t first = CR_MIN(len, S.ring_bytes - off); /* the payload may wrap around the ring's end */
+    if (first)
+        g->fill(g, o->cells + off, first);
+    if (len > first)
+        g->fill(g, o->cells, len - first);
+    frame_end(o, h, len);
     return true;
 }
 
@@ -685,4 +719,4 @@ static int shm_read(int peer, const struct iovec *liov, int nl, const struct iov
     return 0;
 }
 
-const cr_xport_ops cr_shm_ops = {"shm", shm_send, shm_max_frame, shm_read, shm_can_read, shm_pull_preferred};
+const cr_xport_ops cr_shm_ops = {"shm", shm_send, shm_send_gather, shm_max_frame, shm_read, shm_can_read, shm_pull_preferred};
