@@ -144,6 +144,12 @@ struct cr_dt_loop *cr_dt_leaf_layout(const cr_dtype *dt);
  * the window must lie within count * dt->size. */
 void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len);
 void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, const void *in, uint64_t len);
+/* The same window as at most `maxiov` iovecs into the typed buffer, in packed order; returns the
+ * bytes described (a prefix of the window, when the iovecs run out) and sets *niov. For moving
+ * data straight between typed buffers (cross-memory attach) without a stream in between. */
+struct iovec;
+uint64_t cr_dt_iov(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, uint64_t len, struct iovec *iov,
+                   int maxiov, int *niov);
 /* Basic elements in `bytes` bytes of dt data (MPI_Get_elements); -1 when not a whole number. */
 MPI_Count cr_dt_elements(const cr_dtype *dt, uint64_t bytes);
 

@@ -5,14 +5,41 @@
 #include "loop.h"
 
 #include <string.h>
+#include <sys/uio.h>
 
+/* What a walk does with each piece of the layout: copy it to or from the stream, or (when `iov`
+ * is set) describe it as an iovec, merging pieces that touch, until `maxiov` are used. */
 typedef struct mover {
     char *stream;
     bool unpack;
+    struct iovec *iov;
+    int niov, maxiov;
+    bool full;         /* iovecs: no room for the next piece; the walk stops */
+    uint64_t described; /* iovecs: bytes described so far */
 } mover;
+
+static void describe(mover *m, char *addr, uint64_t n)
+{
+    if (m->full)
+        return;
+    struct iovec *last = m->niov ? &m->iov[m->niov - 1] : NULL;
+    if (last && (char *)last->iov_base + last->iov_len == addr) {
+        last->iov_len += n;
+    } else if (m->niov == m->maxiov) {
+        m->full = true;
+        return;
+    } else {
+        m->iov[m->niov++] = (struct iovec){addr, n};
+    }
+    m->described += n;
+}
 
 static inline void move(mover *m, char *addr, uint64_t n)
 {
+    if (CR_UNLIKELY(m->iov != NULL)) {
+        describe(m, addr, n);
+        return;
+    }
     if (m->unpack)
         memcpy(addr, m->stream, n);
     else
@@ -64,6 +91,13 @@ static void runs(char *base, MPI_Aint stride, uint64_t run, uint64_t off, uint64
         p += stride;
     }
     uint64_t whole = len / run;
+    if (CR_UNLIKELY(m->iov != NULL)) {
+        for (; whole && !m->full; whole--, len -= run, p += stride)
+            describe(m, p, run);
+        if (len && !m->full)
+            describe(m, p, len);
+        return;
+    }
     char *s = m->stream;
     switch (run) {
     case 4: runs_4(p, stride, whole, s, m->unpack); break;
@@ -99,7 +133,7 @@ static void copies(const cr_dt_loop *child, char *base, MPI_Aint stride, uint64_
         return;
     }
     uint64_t i = off / child->size, o = off - i * child->size;
-    for (char *p = base + (MPI_Aint)i * stride; len; p += stride, o = 0) {
+    for (char *p = base + (MPI_Aint)i * stride; len && !m->full; p += stride, o = 0) {
         uint64_t take = CR_MIN(child->size - o, len);
         walk(child, p, o, take, m);
         len -= take;
@@ -133,7 +167,7 @@ static void walk(const cr_dt_loop *l, char *base, uint64_t off, uint64_t len, mo
             runs(base, l->stride, l->run, off, len, m);
         return;
     default:
-        for (int64_t e = find_entry(l, off); len; e++) {
+        for (int64_t e = find_entry(l, off); len && !m->full; e++) {
             const cr_dt_entry *en = &l->entries[e];
             uint64_t o = off - l->prefix[e], take = CR_MIN(l->prefix[e + 1] - off, len);
             if (en->child)
@@ -151,11 +185,25 @@ void cr_dt_loop_move(const cr_dt_loop *l, char *base, MPI_Aint extent, uint64_t 
 {
     if (len == 0)
         return;
-    mover m = {stream, unpack};
+    mover m = {.stream = stream, .unpack = unpack};
     if (l->kind == CR_LOOP_RUN)
         runs(base, extent, l->size, offset, len, &m);
     else
         copies(l, base, extent, offset, len, &m);
+}
+
+uint64_t cr_dt_loop_iov(const cr_dt_loop *l, char *base, MPI_Aint extent, uint64_t offset, uint64_t len,
+                        struct iovec *iov, int maxiov, int *niov)
+{
+    mover m = {.iov = iov, .maxiov = maxiov};
+    if (len) {
+        if (l->kind == CR_LOOP_RUN)
+            runs(base, extent, l->size, offset, len, &m);
+        else
+            copies(l, base, extent, offset, len, &m);
+    }
+    *niov = m.niov;
+    return m.described;
 }
 
 /* Elements in the first `bytes` (<= l->size) bytes of one instance; sets *cut when a basic

@@ -50,6 +50,12 @@ typedef struct cr_dt_loop {
  * bytes apart from `base`, to or from the contiguous `stream`. */
 void cr_dt_loop_move(const cr_dt_loop *l, char *base, MPI_Aint extent, uint64_t offset, char *stream, uint64_t len,
                      bool unpack);
+/* Describes bytes [offset, offset + len) of the same as at most `maxiov` iovecs (pieces that
+ * touch merged), in packed order, stopping early when they run out; returns the bytes described
+ * (a prefix of the window) and sets *niov. */
+struct iovec;
+uint64_t cr_dt_loop_iov(const cr_dt_loop *l, char *base, MPI_Aint extent, uint64_t offset, uint64_t len,
+                        struct iovec *iov, int maxiov, int *niov);
 /* Basic elements in the first `bytes` packed bytes of instances of `l`; -1 when a basic
  * element is cut. */
 MPI_Count cr_dt_loop_elements(const cr_dt_loop *l, uint64_t bytes);

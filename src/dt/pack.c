@@ -6,6 +6,8 @@
 #include "core/error.h"
 #include "cr_impl.h"
 
+#include <sys/uio.h>
+
 void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len)
 {
     (void)count;
@@ -24,6 +26,19 @@ void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offse
         return;
     }
     cr_dt_loop_move(dt->loop, buf, dt->extent, offset, (char *)in, len, true);
+}
+
+uint64_t cr_dt_iov(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, uint64_t len, struct iovec *iov,
+                   int maxiov, int *niov)
+{
+    (void)count;
+    if (CR_LIKELY(dt->flags & CR_DT_CONTIG) || len == 0) {
+        *niov = len ? 1 : 0;
+        if (len)
+            iov[0] = (struct iovec){(char *)buf + dt->true_lb + offset, len};
+        return len;
+    }
+    return cr_dt_loop_iov(dt->loop, buf, dt->extent, offset, len, iov, maxiov, niov);
 }
 
 MPI_Count cr_dt_elements(const cr_dtype *dt, uint64_t bytes)

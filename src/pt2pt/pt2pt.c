@@ -281,30 +281,39 @@ static void control(int dst, uint8_t type, uint64_t a, uint64_t b)
 
 /* ----------------------------------------------------------------- receiving */
 
-/* Where a non-contiguous receive's pulled data lands on its way into the buffer: a bounded
- * scratch reused by every pull (pulls run to completion one at a time), so a message of any
- * size needs no buffer of its size. */
-enum { PULL_CHUNK = 256 << 10 };
+/* A non-contiguous receive pulls straight into its buffer's blocks (iovecs, a batch per read)
+ * when they average at least DIRECT_BLOCK bytes; smaller blocks would make the kernel's
+ * per-block cost dominate, so those go through a bounded scratch reused by every pull (pulls
+ * run to completion one at a time): read, then unpacked while still in cache. Either way a
+ * message of any size needs no buffer of its size. */
+enum { PULL_CHUNK = 256 << 10, DIRECT_BLOCK = 2048, PULL_IOVS = 64 };
 static char *pull_scratch;
 
-/* Copies the first n bytes of a contiguous message at the sender's `addr` into r's buffer:
- * one read straight into a contiguous buffer, chunk by chunk through the scratch (read, then
- * unpacked while still in cache) into a non-contiguous one. 0, or -1 when the transport
- * cannot read (nothing was unpacked that matters: the stream that follows overwrites it). */
+/* Copies the first n bytes of a contiguous message at the sender's `addr` into r's buffer.
+ * 0, or -1 when the transport cannot read (nothing was unpacked that matters: the stream that
+ * follows overwrites it). */
 static int pull(cr_request *r, int world_src, uint64_t addr, uint64_t n)
 {
-    if (cr_dtype_is_contig(r->dt)) {
-        struct iovec l = {(char *)r->buf + r->dt->true_lb, n}, rem = {(void *)(uintptr_t)addr, n};
-        return cr_xport_read(world_src, &l, 1, &rem, 1);
+    struct iovec iov[PULL_IOVS];
+    int k;
+    uint64_t off = 0;
+    while (off < n) { /* straight into the buffer, while its blocks are large */
+        uint64_t got = cr_dt_iov(r->buf, r->count, r->dt, off, n - off, iov, PULL_IOVS, &k);
+        if (got < (uint64_t)k * DIRECT_BLOCK && got < n - off)
+            break;
+        struct iovec rem = {(void *)(uintptr_t)(addr + off), got};
+        if (cr_xport_read(world_src, iov, k, &rem, 1) != 0)
+            return -1;
+        off += got;
     }
-    if (!pull_scratch && !(pull_scratch = malloc(PULL_CHUNK)))
+    if (off < n && !pull_scratch && !(pull_scratch = malloc(PULL_CHUNK)))
         return -1;
-    for (uint64_t off = 0; off < n; off += PULL_CHUNK) {
-        uint64_t k = CR_MIN((uint64_t)PULL_CHUNK, n - off);
-        struct iovec l = {pull_scratch, k}, rem = {(void *)(uintptr_t)(addr + off), k};
+    for (; off < n; off += PULL_CHUNK) { /* small blocks: through the scratch */
+        uint64_t c = CR_MIN((uint64_t)PULL_CHUNK, n - off);
+        struct iovec l = {pull_scratch, c}, rem = {(void *)(uintptr_t)(addr + off), c};
         if (cr_xport_read(world_src, &l, 1, &rem, 1) != 0)
             return -1;
-        cr_dt_unpack(r->buf, r->count, r->dt, off, pull_scratch, k);
+        cr_dt_unpack(r->buf, r->count, r->dt, off, pull_scratch, c);
     }
     return 0;
 }

@@ -1,14 +1,18 @@
 /* Non-contiguous data on every protocol path: for message sizes from eager through long eager
  * and rendezvous to several pulls' worth (the receiver of a contiguous message pulls it through
  * a 256 KiB scratch when its own buffer is not contiguous), each pairing of a contiguous buffer,
- * a stride-2 vector and an irregular indexed type on the sending and the receiving side moves a
+ * a stride-2 vector, an irregular indexed type and blocks of 4 KiB (which the receiver of a
+ * contiguous rendezvous reads straight into, 64 blocks a read) on the sending and the receiving side moves a
  * message from rank 0 to rank 1 (or to itself with one process), and the receiver checks every
  * element and every gap. Run with COURIER_SHM_CMA=0 (streamed rendezvous) and
  * COURIER_EAGER_MAX=0 too. */
 #include "mpitest.h"
 
-enum { CONTIG, VECTOR, INDEXED, NKINDS };
-static const char *kind_name[] = {"contiguous", "vector", "indexed"};
+enum { CONTIG, VECTOR, INDEXED, BLOCKS, NKINDS };
+static const char *kind_name[] = {"contiguous", "vector", "indexed", "4 KiB blocks"};
+
+/* BLOCKS: blocks of 512 doubles (large enough to be read straight into), 600 apart */
+enum { BIG = 512, BIG_STRIDE = 600 };
 
 /* A type holding n doubles in a buffer of *span doubles, with gaps, of the given kind. */
 static MPI_Datatype make(int kind, int n, long *span)
@@ -20,6 +24,17 @@ static MPI_Datatype make(int kind, int n, long *span)
     } else if (kind == VECTOR) {
         MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &t);
         *span = 2L * n;
+    } else if (kind == BLOCKS) {
+        int nb = (n + BIG - 1) / BIG;
+        int *bl = malloc(nb * sizeof *bl), *disp = malloc(nb * sizeof *disp);
+        for (int b = 0; b < nb; b++) {
+            bl[b] = b < nb - 1 ? BIG : n - BIG * (nb - 1);
+            disp[b] = b * BIG_STRIDE;
+        }
+        MPI_Type_indexed(nb, bl, disp, MPI_DOUBLE, &t);
+        *span = (long)(nb - 1) * BIG_STRIDE + bl[nb - 1];
+        free(bl);
+        free(disp);
     } else {
         /* blocks of 1, 3, 7, 2, 5 doubles, each followed by a gap of 1, 2 or 4 */
         static const int lens[5] = {1, 3, 7, 2, 5}, gaps[3] = {1, 2, 4};
@@ -53,6 +68,9 @@ static void positions(int kind, int n, long *pos)
     else if (kind == VECTOR)
         for (int i = 0; i < n; i++)
             pos[i] = 2L * i;
+    else if (kind == BLOCKS)
+        for (int i = 0; i < n; i++)
+            pos[i] = (long)(i / BIG) * BIG_STRIDE + i % BIG;
     else {
         long at = 0;
         int k = 0;
