@@ -29,9 +29,6 @@ void *cr_coll_tmp(MPI_Count count, const cr_dtype *dt, void **alloc);
 /* Its size: to the end of the last element's data, and at least the last element's whole
  * extent (reductions on the pair types read whole C structs, tail padding included). */
 size_t cr_coll_tmp_bytes(MPI_Count count, const cr_dtype *dt);
-/* Copies typed data between buffers of the same type signature. */
-void cr_coll_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *dst, MPI_Count dcount,
-                  const cr_dtype *ddt);
 
 static inline char *cr_coll_at(const void *buf, MPI_Count index, const cr_dtype *dt)
 {

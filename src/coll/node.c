@@ -151,7 +151,7 @@ static int combine(node_area *a, int set, uint32_t gen, void *out, MPI_Count cou
     for (int r = 1; r < n; r++) {
         cr_dt_unpack(tmp, count, dt, 0, slot(a, set, gen, r, n), (uint64_t)count * (uint64_t)dt->size);
         cr_op_apply(op, out, tmp, count, dt); /* tmp = out op slot[r] */
-        cr_coll_copy(tmp, count, dt, out, count, dt);
+        cr_dt_copy(tmp, count, dt, out, count, dt);
     }
     cr_coll_scratch_release(alloc);
     return MPI_SUCCESS;

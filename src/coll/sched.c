@@ -212,7 +212,7 @@ bool cr_sched_advance(cr_sched *s)
             cr_op_apply(st->u.red.op, st->u.red.in, st->u.red.inout, st->u.red.count, st->u.red.dt);
             break;
         case CR_STEP_COPY:
-            cr_coll_copy(st->u.copy.src, st->u.copy.scount, st->u.copy.sdt, st->u.copy.dst, st->u.copy.dcount,
+            cr_dt_copy(st->u.copy.src, st->u.copy.scount, st->u.copy.sdt, st->u.copy.dst, st->u.copy.dcount,
                          st->u.copy.ddt);
             break;
         case CR_STEP_CALL:

@@ -86,33 +86,6 @@ void *cr_coll_tmp(MPI_Count count, const cr_dtype *dt, void **alloc)
     return *alloc ? (char *)*alloc - dt->true_lb : NULL;
 }
 
-void cr_coll_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *dst, MPI_Count dcount,
-                  const cr_dtype *ddt)
-{
-    uint64_t sbytes = (uint64_t)scount * (uint64_t)sdt->size, dbytes = (uint64_t)dcount * (uint64_t)ddt->size;
-    uint64_t n = CR_MIN(sbytes, dbytes);
-    if (n == 0 || src == dst)
-        return;
-    if (cr_dtype_is_contig(sdt) && cr_dtype_is_contig(ddt)) {
-        memmove((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, n);
-        return;
-    }
-    if (cr_dtype_is_contig(sdt)) {
-        cr_dt_unpack(dst, dcount, ddt, 0, (const char *)src + sdt->true_lb, n);
-        return;
-    }
-    if (cr_dtype_is_contig(ddt)) {
-        cr_dt_pack(src, scount, sdt, 0, (char *)dst + ddt->true_lb, n);
-        return;
-    }
-    char *tmp = cr_coll_scratch(n);
-    if (!tmp)
-        abort();
-    cr_dt_pack(src, scount, sdt, 0, tmp, n);
-    cr_dt_unpack(dst, dcount, ddt, 0, tmp, n);
-    cr_coll_scratch_release(tmp);
-}
-
 void cr_coll_fold(cr_sched *s, void *buf, void *tmp, MPI_Count count, cr_dtype *dt, cr_op *op, int rem)
 {
     if (s->rank >= 2 * rem)

@@ -144,6 +144,10 @@ struct cr_dt_loop *cr_dt_leaf_layout(const cr_dtype *dt);
  * the window must lie within count * dt->size. */
 void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len);
 void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, const void *in, uint64_t len);
+/* Copies min(scount * sdt->size, dcount * ddt->size) bytes of typed data from one buffer to
+ * another (in signature order), with no buffer of the message's size in between. */
+void cr_dt_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *dst, MPI_Count dcount,
+                const cr_dtype *ddt);
 /* The same window as at most `maxiov` iovecs into the typed buffer, in packed order; returns the
  * bytes described (a prefix of the window, when the iovecs run out) and sets *niov. For moving
  * data straight between typed buffers (cross-memory attach) without a stream in between. */

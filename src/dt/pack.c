@@ -28,6 +28,34 @@ void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offse
     cr_dt_loop_move(dt->loop, buf, dt->extent, offset, (char *)in, len, true);
 }
 
+void cr_dt_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *dst, MPI_Count dcount,
+                const cr_dtype *ddt)
+{
+    uint64_t sbytes = (uint64_t)scount * (uint64_t)sdt->size, dbytes = (uint64_t)dcount * (uint64_t)ddt->size;
+    uint64_t n = CR_MIN(sbytes, dbytes);
+    if (n == 0 || src == dst)
+        return;
+    if (cr_dtype_is_contig(sdt) && cr_dtype_is_contig(ddt)) {
+        memmove((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, n);
+        return;
+    }
+    if (cr_dtype_is_contig(sdt)) {
+        cr_dt_unpack(dst, dcount, ddt, 0, (const char *)src + sdt->true_lb, n);
+        return;
+    }
+    if (cr_dtype_is_contig(ddt)) {
+        cr_dt_pack(src, scount, sdt, 0, (char *)dst + ddt->true_lb, n);
+        return;
+    }
+    /* Both non-contiguous: through a stack chunk that stays in cache, never a buffer of n. */
+    char chunk[16384];
+    for (uint64_t off = 0; off < n; off += sizeof chunk) {
+        uint64_t k = CR_MIN((uint64_t)sizeof chunk, n - off);
+        cr_dt_pack(src, scount, sdt, off, chunk, k);
+        cr_dt_unpack(dst, dcount, ddt, off, chunk, k);
+    }
+}
+
 uint64_t cr_dt_iov(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, uint64_t len, struct iovec *iov,
                    int maxiov, int *niov)
 {

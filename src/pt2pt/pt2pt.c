@@ -323,7 +323,15 @@ static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_
 {
     uint64_t cap = capacity_of(r), n = CR_MIN(bytes, cap);
     r->world_peer = world_src;
-    /* addr 0: the sender's buffer is not contiguous, its data comes streamed */
+    /* addr 0: the sender's buffer is not contiguous, its data comes streamed; but a send to
+     * ourselves is copied from the sending request's buffer straight into ours */
+    if (addr == 0 && world_src == cr_rt.rank && n) {
+        const cr_request *s = (const cr_request *)(uintptr_t)sreq;
+        cr_dt_copy(s->buf, s->count, s->dt, r->buf, r->count, r->dt);
+        control(world_src, P_FIN, 0, sreq);
+        recv_done(r, src, tag, bytes, cap);
+        return;
+    }
     if (n == 0 || (addr && cr_xport_pull_preferred(world_src))) {
         if (n == 0 || pull(r, world_src, addr, n) == 0) {
             control(world_src, P_FIN, 0, sreq);
