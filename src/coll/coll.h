@@ -54,9 +54,28 @@ typedef struct cr_coll_call {
     cr_op *op;
     int root;
     cr_cvec scounts, sdispls, rcounts, rdispls; /* v and w variants */
-    cr_dtype *const *sdts, *const *rdts;        /* w variants: a type per process */
+    cr_dtype *const *sdts, *const *rdts;        /* w variants: a type per process (or per neighbour) */
+    int nsdts, nrdts;                           /* how many, when not one per process */
     bool both_buffers; /* sendbuf and recvbuf both matter here: they must not be the same buffer */
 } cr_coll_call;
+
+/* The blocking, nonblocking (MPI_I<name>) and persistent (MPI_<name>_init) implementations of a
+ * collective, from one function `name(PARAMS..., cr_run_mode, MPI_Request *)`. */
+#define CR_UNPAREN(...) __VA_ARGS__
+#define CR_COLL_THREE_FORMS(name, PARAMS, ARGS)                                                    \
+    int cr_mpi_##name(CR_UNPAREN PARAMS)                                                           \
+    {                                                                                              \
+        return name(CR_UNPAREN ARGS, CR_RUN_BLOCKING, NULL);                                       \
+    }                                                                                              \
+    int cr_mpi_i##name(CR_UNPAREN PARAMS, MPI_Request *request)                                    \
+    {                                                                                              \
+        return name(CR_UNPAREN ARGS, CR_RUN_NONBLOCKING, request);                                 \
+    }                                                                                              \
+    int cr_mpi_##name##_init(CR_UNPAREN PARAMS, cr_info *info, MPI_Request *request)               \
+    {                                                                                              \
+        (void)info;                                                                                \
+        return name(CR_UNPAREN ARGS, CR_RUN_PERSISTENT, request);                                  \
+    }
 
 /* Appends the call's steps; `blocking` allows the node component (one collective at a time). */
 typedef void cr_coll_build_fn(cr_sched *s, const cr_coll_call *a, bool blocking);
@@ -70,6 +89,9 @@ void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype
 int cr_coll_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg);
 int cr_coll_check_count(MPI_Count count, const char *arg);
 int cr_coll_resolve(MPI_Datatype h, const char *arg, cr_dtype **dt);
+/* Every count of `counts` (n of them) is not negative; `types` (n of them) resolve. */
+int cr_coll_check_counts(cr_cvec counts, int n, const char *arg);
+int cr_coll_resolve_types(const MPI_Datatype *types, int n, const char *arg, cr_dtype **out);
 
 /* Algorithms: each appends its steps to a schedule (sched.h), which the blocking,
  * nonblocking and persistent forms of the call then run. They use the schedule's rank, size

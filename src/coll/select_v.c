@@ -18,25 +18,8 @@ CR_TUNABLE_EX(allgatherv_alg, COURIER_COLL_ALLGATHERV, CR_TUNE_CHOICE, "auto", "
 CR_TUNABLE_EX(allgatherv_large, COURIER_COLL_ALLGATHERV_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
               "total bytes gathered from which MPI_Allgatherv uses a ring");
 
-/* The three forms of a call: `impl` takes the parameters, then the mode and the request. */
-#define CR_UNPAREN(...) __VA_ARGS__
-#define THREE_FORMS(name, PARAMS, ARGS)                                                            \
-    int cr_mpi_##name(CR_UNPAREN PARAMS)                                                           \
-    {                                                                                              \
-        return name(CR_UNPAREN ARGS, CR_RUN_BLOCKING, NULL);                                       \
-    }                                                                                              \
-    int cr_mpi_i##name(CR_UNPAREN PARAMS, MPI_Request *request)                                    \
-    {                                                                                              \
-        return name(CR_UNPAREN ARGS, CR_RUN_NONBLOCKING, request);                                 \
-    }                                                                                              \
-    int cr_mpi_##name##_init(CR_UNPAREN PARAMS, cr_info *info, MPI_Request *request)               \
-    {                                                                                              \
-        (void)info;                                                                                \
-        return name(CR_UNPAREN ARGS, CR_RUN_PERSISTENT, request);                                  \
-    }
-
 /* Every count of `counts` (one per process) is not negative. */
-static int check_counts(cr_cvec counts, int n, const char *arg)
+int cr_coll_check_counts(cr_cvec counts, int n, const char *arg)
 {
     for (int i = 0; i < n; i++)
         if (cr_cvec_at(counts, (size_t)i) < 0)
@@ -79,7 +62,7 @@ static int gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
          (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
     if (at_root) {
-        if ((err = check_counts(rcounts, comm->size, "recvcounts")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)))
+        if ((err = cr_coll_check_counts(rcounts, comm->size, "recvcounts")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)))
             return err;
         if (sdt && (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)root), rdt),
                                       "the root's own block")))
@@ -90,7 +73,7 @@ static int gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
     return cr_coll_launch(comm, mode, request, build_gatherv, &a);
 }
 
-THREE_FORMS(gatherv,
+CR_COLL_THREE_FORMS(gatherv,
             (const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, cr_cvec rcounts, cr_cvec displs,
              MPI_Datatype rtype, int root, cr_comm *comm),
             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
@@ -111,7 +94,7 @@ static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datat
     if (rbuf == MPI_IN_PLACE && !at_root)
         return cr_err(MPI_ERR_BUFFER, "recvbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
     if (at_root &&
-        ((err = check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
+        ((err = cr_coll_check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
         return err;
     if (rbuf != MPI_IN_PLACE &&
         ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
@@ -125,7 +108,7 @@ static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datat
     return cr_coll_launch(comm, mode, request, build_scatterv, &a);
 }
 
-THREE_FORMS(scatterv,
+CR_COLL_THREE_FORMS(scatterv,
             (const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
              MPI_Datatype rtype, int root, cr_comm *comm),
             (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
@@ -157,7 +140,7 @@ static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, vo
                       cr_cvec displs, cr_dtype *rdt, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL;
-    int err = check_counts(rcounts, comm->size, "recvcounts");
+    int err = cr_coll_check_counts(rcounts, comm->size, "recvcounts");
     if (err)
         return err;
     if (sbuf != MPI_IN_PLACE &&
@@ -171,7 +154,7 @@ static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, vo
     return cr_coll_launch(comm, mode, request, build_allgatherv, &a);
 }
 
-THREE_FORMS(allgatherv,
+CR_COLL_THREE_FORMS(allgatherv,
             (const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, cr_cvec rcounts, cr_cvec displs,
              cr_dtype *rdt, cr_comm *comm),
             (sbuf, scount, stype, rbuf, rcounts, displs, rdt, comm))
@@ -249,7 +232,7 @@ static int alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void
     return cr_coll_launch(comm, mode, request, build_alltoall, &a);
 }
 
-THREE_FORMS(alltoall,
+CR_COLL_THREE_FORMS(alltoall,
             (const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount, cr_dtype *rdt,
              cr_comm *comm),
             (sbuf, scount, stype, rbuf, rcount, rdt, comm))
@@ -259,24 +242,24 @@ static int alltoallv(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, MPI_Dat
                      MPI_Request *request)
 {
     cr_dtype *sdt = NULL;
-    int err = check_counts(rcounts, comm->size, "recvcounts");
+    int err = cr_coll_check_counts(rcounts, comm->size, "recvcounts");
     if (err)
         return err;
     if (sbuf != MPI_IN_PLACE &&
-        ((err = check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
+        ((err = cr_coll_check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .sdt = sdt, .rdt = rdt, .scounts = scounts, .sdispls = sdispls,
                       .rcounts = rcounts, .rdispls = rdispls, .both_buffers = true};
     return cr_coll_launch(comm, mode, request, build_alltoallv, &a);
 }
 
-THREE_FORMS(alltoallv,
+CR_COLL_THREE_FORMS(alltoallv,
             (const void *sbuf, cr_cvec scounts, cr_cvec sdispls, MPI_Datatype stype, void *rbuf, cr_cvec rcounts,
              cr_cvec rdispls, cr_dtype *rdt, cr_comm *comm),
             (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rdt, comm))
 
 /* Resolves a type per process (sendtypes[i] or recvtypes[i]) into `out`. */
-static int resolve_types(const MPI_Datatype *types, int n, const char *arg, cr_dtype **out)
+int cr_coll_resolve_types(const MPI_Datatype *types, int n, const char *arg, cr_dtype **out)
 {
     for (int i = 0; i < n; i++) {
         char name[48];
@@ -296,11 +279,11 @@ static int alltoallw(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const M
     cr_dtype **types = calloc(2 * (size_t)n, sizeof *types);
     if (!types)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %d datatypes", 2 * n);
-    int err = check_counts(rcounts, n, "recvcounts");
+    int err = cr_coll_check_counts(rcounts, n, "recvcounts");
     if (!err)
-        err = resolve_types(rtypes, n, "recvtypes", types + n);
-    if (!err && sbuf != MPI_IN_PLACE && !(err = check_counts(scounts, n, "sendcounts")))
-        err = resolve_types(stypes, n, "sendtypes", types);
+        err = cr_coll_resolve_types(rtypes, n, "recvtypes", types + n);
+    if (!err && sbuf != MPI_IN_PLACE && !(err = cr_coll_check_counts(scounts, n, "sendcounts")))
+        err = cr_coll_resolve_types(stypes, n, "sendtypes", types);
     if (!err) {
         cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
                           .rdispls = rdispls, .sdts = types, .rdts = types + n, .both_buffers = true};
@@ -310,7 +293,7 @@ static int alltoallw(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const M
     return err;
 }
 
-THREE_FORMS(alltoallw,
+CR_COLL_THREE_FORMS(alltoallw,
             (const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const MPI_Datatype stypes[], void *rbuf,
              cr_cvec rcounts, cr_cvec rdispls, const MPI_Datatype rtypes[], cr_comm *comm),
             (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
@@ -348,7 +331,7 @@ static int reduce_scatter_any(const void *sbuf, void *rbuf, cr_cvec rcounts, MPI
 {
     int err = cr_op_check(op, dt);
     if (!err && rcounts.p)
-        err = check_counts(rcounts, comm->size, "recvcounts");
+        err = cr_coll_check_counts(rcounts, comm->size, "recvcounts");
     if (err)
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .rdt = dt, .op = op, .rcounts = rcounts,
@@ -362,7 +345,7 @@ static int reduce_scatter(const void *sbuf, void *rbuf, cr_cvec rcounts, cr_dtyp
     return reduce_scatter_any(sbuf, rbuf, rcounts, 0, dt, op, comm, mode, request);
 }
 
-THREE_FORMS(reduce_scatter, (const void *sbuf, void *rbuf, cr_cvec rcounts, cr_dtype *dt, cr_op *op, cr_comm *comm),
+CR_COLL_THREE_FORMS(reduce_scatter, (const void *sbuf, void *rbuf, cr_cvec rcounts, cr_dtype *dt, cr_op *op, cr_comm *comm),
             (sbuf, rbuf, rcounts, dt, op, comm))
 
 static int reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount, cr_dtype *dt, cr_op *op,
@@ -371,7 +354,7 @@ static int reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount, 
     return reduce_scatter_any(sbuf, rbuf, cr_cvec_of(NULL, 0), rcount, dt, op, comm, mode, request);
 }
 
-THREE_FORMS(reduce_scatter_block,
+CR_COLL_THREE_FORMS(reduce_scatter_block,
             (const void *sbuf, void *rbuf, MPI_Count rcount, cr_dtype *dt, cr_op *op, cr_comm *comm),
             (sbuf, rbuf, rcount, dt, op, comm))
 
@@ -415,7 +398,7 @@ static int exscan(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, c
     return scan_any(sbuf, rbuf, count, dt, op, comm, build_exscan, mode, request);
 }
 
-THREE_FORMS(scan, (const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm),
+CR_COLL_THREE_FORMS(scan, (const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm),
             (sbuf, rbuf, count, dt, op, comm))
-THREE_FORMS(exscan, (const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm),
+CR_COLL_THREE_FORMS(exscan, (const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm),
             (sbuf, rbuf, count, dt, op, comm))

@@ -16,6 +16,7 @@
 
 struct cr_attr;
 struct cr_match_ctx;
+struct cr_topo;
 
 #define CR_CTX_SLOTS 4096
 #define CR_CTX_INDEX_BITS 13 /* slot and collective bit */
@@ -42,6 +43,7 @@ typedef struct cr_comm {
     struct cr_match_ctx *match; /* point-to-point matching state, owned by pt2pt */
     uint32_t coll_tag;          /* collective sequence, advanced identically on every member */
     struct cr_bsend_buf *bsend; /* buffer attached with MPI_Comm_attach_buffer, or NULL */
+    struct cr_topo *topo;       /* its process topology (topo.h), or NULL */
     char name[MPI_MAX_OBJECT_NAME];
 } cr_comm;
 

@@ -249,6 +249,9 @@ static CR_NORETURN void fatal(cr_errobj *target, const char *fname, int code, bo
     cr_runtime_abort(target, cls > 0 && cls < 256 ? cls : 1, why);
 }
 
+/* User error handlers nested deeper than this are not called (see cr_err_raise). */
+enum { CR_ERR_HANDLER_DEPTH = 8 };
+
 int cr_err_raise(cr_errobj *target, const char *fname, int code)
 {
     if (code & CR_ERR_INSTANCE) {
@@ -269,10 +272,18 @@ int cr_err_raise(cr_errobj *target, const char *fname, int code)
     case CR_EH_ABORT:
         fatal(target, fname, code, true, unbound);
     case CR_EH_USER: {
+        /* A handler may call MPI, and that call may fail and raise again, maybe on the same
+         * object: nested handlers run up to a bound, past which errors are returned as with
+         * MPI_ERRORS_RETURN, so a handler that fails every time cannot recurse without end. */
+        static _Thread_local int depth;
+        if (depth >= CR_ERR_HANDLER_DEPTH)
+            return code;
         MPI_Comm h = (MPI_Comm)(uintptr_t)target->obj.handle;
         int c = code;
+        depth++;
         /* Every user handler type has the shape (Handle *, int *, ...). */
         ((MPI_Comm_errhandler_function *)(void (*)(void))eh->fn)(&h, &c);
+        depth--;
         return code;
     }
     }

@@ -11,8 +11,9 @@
  * Communicators made by one split share a slot: their members are disjoint, so their traffic
  * can never meet. */
 #include "coll/coll.h"
-#include "core/attr.h"
 #include "comm/comm.h"
+#include "comm/topo.h"
+#include "core/attr.h"
 #include "core/runtime.h"
 #include "cr_impl.h"
 #include "pt2pt/pt2pt.h"
@@ -105,6 +106,10 @@ int cr_mpi_comm_dup(cr_comm *comm, MPI_Comm *newcomm)
     if ((err = cr_attr_copy(CR_KIND_COMM, comm->attrs, comm->eo.obj.handle, &c->attrs))) {
         cr_mpi_comm_free(newcomm);
         return err;
+    }
+    if (comm->topo && !(c->topo = cr_topo_copy(comm->topo))) { /* a duplicate keeps the topology */
+        cr_mpi_comm_free(newcomm);
+        return cr_err(MPI_ERR_NO_MEM, "out of memory copying a communicator's topology");
     }
     return MPI_SUCCESS;
 }
@@ -256,6 +261,7 @@ void cr_comm_release(cr_comm *c)
     if (cr_obj_unref(c->eo.errh))
         cr_obj_free(c->eo.errh);
     free(c->world_ranks);
+    cr_topo_free(c->topo);
     cr_obj_free(c);
 }
 

@@ -49,6 +49,16 @@ def integrate(a):
         assert err < 1e-9, out
 
 
+@case
+def halo(a):
+    """The halo exchange computes exactly what a serial run does, by either exchange."""
+    for n in (1, 2, 4, 6, 9):
+        for how in ([], ["sendrecv"]):
+            out = run(a, n, "halo", "37", "29", "40", *how)
+            m = re.search(r"max difference from the serial run (\S+)", out)
+            assert m and float(m.group(1)) == 0.0, out
+
+
 PALETTE = set(" .:-=+*#%@")
 
 
