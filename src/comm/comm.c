@@ -3,11 +3,13 @@
 #include "comm.h"
 
 #include "core/attr.h"
+#include "core/info.h"
 #include "core/runtime.h"
 #include "cr_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 cr_comm cr_comm_world, cr_comm_self;
 cr_group cr_group_empty;
@@ -182,4 +184,50 @@ int cr_mpi_attr_get(cr_comm *comm, int keyval, void *attribute_val, int *flag)
 int cr_mpi_attr_delete(cr_comm *comm, int keyval)
 {
     return cr_mpi_comm_delete_attr(comm, keyval);
+}
+
+/* ----------------------------------------------------------------- info hints */
+
+static const struct {
+    const char *key;
+    uint8_t bit;
+} hint_keys[] = {
+    {"mpi_assert_no_any_tag", CR_HINT_NO_ANY_TAG},
+    {"mpi_assert_no_any_source", CR_HINT_NO_ANY_SOURCE},
+    {"mpi_assert_exact_length", CR_HINT_EXACT_LENGTH},
+    {"mpi_assert_allow_overtaking", CR_HINT_ALLOW_OVERTAKING},
+    {"mpi_assert_strict_persistent_collective_ordering", CR_HINT_STRICT_PERSISTENT_ORDER},
+};
+
+int cr_comm_hints_apply(cr_comm *c, const cr_info *info)
+{
+    for (size_t k = 0; info && k < CR_ARRAY_LEN(hint_keys); k++) {
+        const char *v = cr_info_find(info, hint_keys[k].key);
+        if (!v)
+            continue;
+        bool yes = strcmp(v, "true") == 0;
+        if (!yes && strcmp(v, "false") != 0)
+            return cr_err(MPI_ERR_INFO_VALUE, "info key %s has value \"%s\": must be \"true\" or \"false\"",
+                          hint_keys[k].key, v);
+        c->hints_set |= hint_keys[k].bit;
+        c->hints = (uint8_t)(yes ? c->hints | hint_keys[k].bit : c->hints & ~hint_keys[k].bit);
+    }
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_comm_set_info(cr_comm *comm, cr_info *info)
+{
+    return cr_comm_hints_apply(comm, info);
+}
+
+/* The hints in effect: those of the standard that were set (keys Courier ignores are left out,
+ * as MPICH does). */
+int cr_mpi_comm_get_info(cr_comm *comm, MPI_Info *info_used)
+{
+    cr_info *out;
+    int err = cr_info_new(info_used, &out);
+    for (size_t k = 0; !err && k < CR_ARRAY_LEN(hint_keys); k++)
+        if (comm->hints_set & hint_keys[k].bit)
+            err = cr_info_put(out, hint_keys[k].key, comm->hints & hint_keys[k].bit ? "true" : "false");
+    return err;
 }

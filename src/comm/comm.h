@@ -44,8 +44,22 @@ typedef struct cr_comm {
     uint32_t coll_tag;          /* collective sequence, advanced identically on every member */
     struct cr_bsend_buf *bsend; /* buffer attached with MPI_Comm_attach_buffer, or NULL */
     struct cr_topo *topo;       /* its process topology (topo.h), or NULL */
+    uint8_t hints_set, hints;   /* the info hints Courier knows (CR_HINT_*) that were set, and which are true */
     char name[MPI_MAX_OBJECT_NAME];
 } cr_comm;
+
+/* The communicator info hints of the standard (MPI-4.1 section 7.4.4), which Courier keeps and
+ * reports; other keys are ignored, as the standard allows. */
+enum {
+    CR_HINT_NO_ANY_TAG = 1,
+    CR_HINT_NO_ANY_SOURCE = 2,
+    CR_HINT_EXACT_LENGTH = 4,
+    CR_HINT_ALLOW_OVERTAKING = 8,
+    CR_HINT_STRICT_PERSISTENT_ORDER = 16,
+};
+struct cr_info;
+/* Sets the hints found in `info` (NULL: none); MPI_ERR_INFO_VALUE for a value not true/false. */
+int cr_comm_hints_apply(cr_comm *c, const struct cr_info *info);
 
 extern cr_comm cr_comm_world, cr_comm_self;
 extern cr_group cr_group_empty;

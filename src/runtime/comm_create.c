@@ -107,6 +107,8 @@ int cr_mpi_comm_dup(cr_comm *comm, MPI_Comm *newcomm)
         cr_mpi_comm_free(newcomm);
         return err;
     }
+    c->hints_set = comm->hints_set; /* and its info hints */
+    c->hints = comm->hints;
     if (comm->topo && !(c->topo = cr_topo_copy(comm->topo))) { /* a duplicate keeps the topology */
         cr_mpi_comm_free(newcomm);
         return cr_err(MPI_ERR_NO_MEM, "out of memory copying a communicator's topology");
@@ -116,8 +118,15 @@ int cr_mpi_comm_dup(cr_comm *comm, MPI_Comm *newcomm)
 
 int cr_mpi_comm_dup_with_info(cr_comm *comm, cr_info *info, MPI_Comm *newcomm)
 {
-    (void)info; /* no info key changes how Courier's communicators behave yet */
-    return cr_mpi_comm_dup(comm, newcomm);
+    int err = cr_mpi_comm_dup(comm, newcomm);
+    if (err)
+        return err;
+    /* the new communicator's hints are those of `info`, not its parent's */
+    cr_comm *c = cr_comm_get(*newcomm);
+    c->hints_set = c->hints = 0;
+    if ((err = cr_comm_hints_apply(c, info)))
+        cr_mpi_comm_free(newcomm);
+    return err;
 }
 
 typedef struct {
