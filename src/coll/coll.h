@@ -55,7 +55,8 @@ typedef struct cr_coll_call {
     int root;
     cr_cvec scounts, sdispls, rcounts, rdispls; /* v and w variants */
     cr_dtype *const *sdts, *const *rdts;        /* w variants: a type per process (or per neighbour) */
-    int nsdts, nrdts;                           /* how many, when not one per process */
+    bool per_neighbour;                         /* sdts/rdts hold nsdts/nrdts types, not one per process */
+    int nsdts, nrdts;
     bool both_buffers; /* sendbuf and recvbuf both matter here: they must not be the same buffer */
 } cr_coll_call;
 

@@ -122,9 +122,9 @@ static int common(cr_comm *comm, const cr_topo **t, const void *sbuf, MPI_Count 
     int err = topology(comm, t);
     if (!err && scount >= 0)
         err = cr_coll_check_count(scount, "sendcount");
-    if (!err && stype != MPI_DATATYPE_NULL)
+    if (!err)
         err = cr_coll_resolve(stype, "sendtype", sdt);
-    if (!err && scount >= 0 && *sdt)
+    if (!err && scount >= 0)
         err = cr_coll_check_buffer(sbuf, scount, *sdt, "sendbuf");
     return err;
 }
@@ -222,8 +222,8 @@ static int neighbor_alltoallw(const void *sbuf, cr_cvec scounts, const MPI_Aint 
         err = cr_coll_resolve_types(rtypes, t->nin, "recvtypes", types + t->nout);
     if (!err) {
         cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = cr_cvec_of(sdispls, 1),
-                          .rcounts = rcounts, .rdispls = cr_cvec_of(rdispls, 1), .sdts = types, .rdts = types + t->nout, .nsdts = t->nout,
-                          .nrdts = t->nin}; /* one buffer may hold both sides: the types say which
+                          .rcounts = rcounts, .rdispls = cr_cvec_of(rdispls, 1), .sdts = types, .rdts = types + t->nout, .per_neighbour = true,
+                          .nsdts = t->nout, .nrdts = t->nin}; /* one buffer may hold both sides: the types say which
                                                bytes go and come (a halo exchange in place) */
         err = cr_coll_launch(comm, mode, request, build_alltoallw, &a);
     }

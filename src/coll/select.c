@@ -74,9 +74,10 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
         s->held_op = a->op;
     }
     bool held = cr_sched_hold_dtype(s, a->sdt) && cr_sched_hold_dtype(s, a->rdt); /* so must its types */
-    for (int i = 0; held && a->sdts && i < (a->nsdts ? a->nsdts : s->size); i++)
+    int ns = a->per_neighbour ? a->nsdts : s->size, nr = a->per_neighbour ? a->nrdts : s->size;
+    for (int i = 0; held && a->sdts && i < ns; i++)
         held = cr_sched_hold_dtype(s, a->sdts[i]);
-    for (int i = 0; held && a->rdts && i < (a->nrdts ? a->nrdts : s->size); i++)
+    for (int i = 0; held && a->rdts && i < nr; i++)
         held = cr_sched_hold_dtype(s, a->rdts[i]);
     if (!held)
         cr_sched_fail(s, cr_err(MPI_ERR_NO_MEM, "out of memory for a collective request"));

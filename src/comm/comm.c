@@ -201,6 +201,7 @@ static const struct {
 
 int cr_comm_hints_apply(cr_comm *c, const cr_info *info)
 {
+    uint8_t set = c->hints_set, on = c->hints; /* all checked before any is applied */
     for (size_t k = 0; info && k < CR_ARRAY_LEN(hint_keys); k++) {
         const char *v = cr_info_find(info, hint_keys[k].key);
         if (!v)
@@ -209,9 +210,11 @@ int cr_comm_hints_apply(cr_comm *c, const cr_info *info)
         if (!yes && strcmp(v, "false") != 0)
             return cr_err(MPI_ERR_INFO_VALUE, "info key %s has value \"%s\": must be \"true\" or \"false\"",
                           hint_keys[k].key, v);
-        c->hints_set |= hint_keys[k].bit;
-        c->hints = (uint8_t)(yes ? c->hints | hint_keys[k].bit : c->hints & ~hint_keys[k].bit);
+        set |= hint_keys[k].bit;
+        on = (uint8_t)(yes ? on | hint_keys[k].bit : on & ~hint_keys[k].bit);
     }
+    c->hints_set = set;
+    c->hints = on;
     return MPI_SUCCESS;
 }
 
@@ -224,10 +227,13 @@ int cr_mpi_comm_set_info(cr_comm *comm, cr_info *info)
  * as MPICH does). */
 int cr_mpi_comm_get_info(cr_comm *comm, MPI_Info *info_used)
 {
-    cr_info *out;
+    cr_info *out = NULL;
+    *info_used = MPI_INFO_NULL;
     int err = cr_info_new(info_used, &out);
     for (size_t k = 0; !err && k < CR_ARRAY_LEN(hint_keys); k++)
         if (comm->hints_set & hint_keys[k].bit)
             err = cr_info_put(out, hint_keys[k].key, comm->hints & hint_keys[k].bit ? "true" : "false");
+    if (err && *info_used != MPI_INFO_NULL)
+        cr_mpi_info_free(info_used);
     return err;
 }

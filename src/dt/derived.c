@@ -255,6 +255,7 @@ static int finish(builder *b, const cr_dt_loop *loop, uint64_t size, MPI_Datatyp
     dt->basic = CR_BASIC_NONE;
     dt->category = CR_CAT_NONE;
     dt->name = NULL;
+    dt->handles = 1;
     dt->leaf = b->d->nt ? b->d->types[0]->leaf : NULL;
     for (int i = 1; i < b->d->nt; i++)
         if (b->d->types[i]->leaf != dt->leaf)
@@ -500,7 +501,8 @@ int cr_mpi_type_create_resized(cr_dtype *oldtype, MPI_Aint lb, MPI_Aint extent, 
     return reshaped(&r, &b, newtype);
 }
 
-int cr_mpi_type_dup(cr_dtype *oldtype, MPI_Datatype *newtype)
+/* A duplicate without the original's attributes. */
+static int dup_bare(cr_dtype *oldtype, MPI_Datatype *newtype, cr_dtype **out)
 {
     builder b;
     reshape r = {MPI_COMBINER_DUP, NULL, 0, NULL, 0, oldtype, oldtype, oldtype->flags & CR_DT_EXPLICIT_BOUNDS,
@@ -512,8 +514,16 @@ int cr_mpi_type_dup(cr_dtype *oldtype, MPI_Datatype *newtype)
     b.dt->flags = oldtype->flags & (CR_DT_CONTIG | CR_DT_COMMITTED | CR_DT_EXPLICIT_BOUNDS);
     b.dt->basic = oldtype->basic;
     b.dt->category = oldtype->category;
-    if ((err = cr_dtype_attrs_copy(oldtype, b.dt))) { /* a copy callback failed: no new type */
-        cr_dtype_release(b.dt);
+    *out = b.dt;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_type_dup(cr_dtype *oldtype, MPI_Datatype *newtype)
+{
+    cr_dtype *dt;
+    int err = dup_bare(oldtype, newtype, &dt);
+    if (!err && (err = cr_dtype_attrs_copy(oldtype, dt))) { /* a copy callback failed: no new type */
+        cr_dtype_release(dt);
         *newtype = MPI_DATATYPE_NULL;
     }
     return err;
@@ -619,9 +629,11 @@ int cr_mpi_type_free(MPI_Datatype *h)
     if (dt->obj.predefined)
         return cr_err(MPI_ERR_TYPE, "datatype is a predefined datatype (or one returned by "
                                     "MPI_Type_create_f90_*), which cannot be freed");
-    /* Attributes go now, with their delete callbacks, even if operations still hold the type. */
-    if ((err = cr_dtype_attrs_clear(dt)))
+    /* Attributes go with the last user handle, with their delete callbacks, even if operations
+     * or other types still hold the type. */
+    if (dt->handles == 1 && (err = cr_dtype_attrs_clear(dt)))
         return err;
+    dt->handles--;
     *h = MPI_DATATYPE_NULL;
     cr_dtype_release(dt); /* types built from it and operations using it keep their references */
     return MPI_SUCCESS;
@@ -712,6 +724,7 @@ int cr_mpi_type_get_contents_c(cr_dtype *dt, MPI_Count max_integers, MPI_Count m
     /* Derived types come back as new references the caller frees; predefined ones as they are. */
     for (int i = 0; i < d->nt; i++) {
         cr_obj_ref(d->types[i]);
+        d->types[i]->handles++;
         datatypes[i] = (MPI_Datatype)cr_handle_of(d->types[i]);
     }
     return MPI_SUCCESS;
@@ -920,12 +933,12 @@ static int f90_create(int combiner, int p, int r, MPI_Datatype *newtype)
     cr_dtype *base = cr_dtype_get(sized);
     f90_type *f = calloc(1, sizeof *f);
     MPI_Datatype h;
-    int err = f ? cr_mpi_type_dup(base, &h) : cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
+    cr_dtype *dt = NULL;
+    int err = f ? dup_bare(base, &h, &dt) : cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype");
     if (err) {
         free(f);
         return err;
     }
-    cr_dtype *dt = cr_dtype_get(h);
     cr_dt_derived *d = dt->d;
     /* contents: (p, r) for reals and complexes, (r) for integers; no datatypes */
     for (int i = 0; i < d->nt; i++)

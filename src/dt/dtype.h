@@ -89,6 +89,9 @@ typedef struct cr_dtype {
     const struct cr_dt_loop *loop;  /* the compiled layout every data path walks (loop.h) */
     struct cr_dt_derived *d;        /* derived types: contents, owned layout, name (derived.c) */
     struct cr_attr *attrs;          /* cached attributes (core/attr.h), predefined types too */
+    int32_t handles;                /* derived: user handles to it (its constructor's, and each one
+                                       MPI_Type_get_contents returned); the last MPI_Type_free
+                                       deletes the attributes */
     /* The one predefined type every basic element of this type is (itself, for a predefined
      * type), or NULL when it mixes several: reductions on derived types and the external32
      * conversion treat a type with a leaf as an array of that leaf. */

@@ -15,6 +15,7 @@
 #include "comm/topo.h"
 #include "core/attr.h"
 #include "core/runtime.h"
+#include "comm_create.h"
 #include "cr_impl.h"
 #include "pt2pt/pt2pt.h"
 
@@ -89,7 +90,7 @@ static int *world_ranks_of(const cr_comm *c)
     return w;
 }
 
-int cr_mpi_comm_dup(cr_comm *comm, MPI_Comm *newcomm)
+int cr_comm_dup_bare(cr_comm *comm, MPI_Comm *newcomm, cr_comm **obj)
 {
     uint32_t ctx;
     int err = slot_agree(comm, &ctx);
@@ -100,8 +101,14 @@ int cr_mpi_comm_dup(cr_comm *comm, MPI_Comm *newcomm)
         slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory duplicating a communicator");
     }
+    return comm_new(comm, ctx, w, comm->size, comm->rank, newcomm, obj);
+}
+
+int cr_mpi_comm_dup(cr_comm *comm, MPI_Comm *newcomm)
+{
     cr_comm *c = NULL;
-    if ((err = comm_new(comm, ctx, w, comm->size, comm->rank, newcomm, &c)))
+    int err = cr_comm_dup_bare(comm, newcomm, &c);
+    if (err)
         return err;
     if ((err = cr_attr_copy(CR_KIND_COMM, comm->attrs, comm->eo.obj.handle, &c->attrs))) {
         cr_mpi_comm_free(newcomm);

@@ -5,6 +5,7 @@
  * standard allows. */
 #include "coll/coll.h"
 #include "comm/topo.h"
+#include "comm_create.h"
 #include "dt/dtype.h"
 
 #include "cr_impl.h"
@@ -131,13 +132,15 @@ int cr_mpi_dist_graph_create_adjacent(cr_comm *comm, int indegree, const int sou
     int *in = copy_or_null(sources, indegree, &nomem), *out = copy_or_null(destinations, outdegree, &nomem);
     int *inw = weights_given(sourceweights) ? copy_or_null(sourceweights, indegree, &nomem) : NULL;
     int *outw = weights_given(destweights) ? copy_or_null(destweights, outdegree, &nomem) : NULL;
-    if (nomem || (err = cr_mpi_comm_dup(comm, comm_dist_graph))) {
+    cr_comm *c = NULL;
+    /* (the new communicator is made even when this process ran out of memory: the others are
+     * making it too) */
+    if ((err = cr_comm_dup_bare(comm, comm_dist_graph, &c)) || nomem) {
         free(in), free(out), free(inw), free(outw);
+        if (!err)
+            cr_mpi_comm_free(comm_dist_graph);
         return nomem ? cr_err(MPI_ERR_NO_MEM, "out of memory for a distributed graph") : err;
     }
-    cr_comm *c = cr_comm_get(*comm_dist_graph);
-    cr_topo_free(c->topo); /* a dup keeps the old topology: this one replaces it */
-    c->topo = NULL;
     if ((err = cr_topo_dist_graph(c, indegree, in, inw, outdegree, out, outw, weighted)))
         return attach_failed(comm_dist_graph, err);
     return MPI_SUCCESS;
@@ -156,12 +159,17 @@ int cr_mpi_dist_graph_create(cr_comm *comm, int n, const int sources[], const in
         return cr_err(MPI_ERR_ARG, "invalid n=%d: must not be negative", n);
     if ((err = check_ranks(sources, n, p, "sources")))
         return err;
-    int nedges = 0;
+    int64_t total = 0;
     for (int i = 0; i < n; i++) {
         if (degrees[i] < 0)
             return cr_err(MPI_ERR_ARG, "invalid degrees[%d]=%d: must not be negative", i, degrees[i]);
-        nedges += degrees[i];
+        total += degrees[i];
     }
+    /* each edge travels as 6 ints (an out-edge and an in-edge record) in int-counted exchanges */
+    if (total > INT32_MAX / 6)
+        return cr_err(MPI_ERR_ARG, "the degrees add up to %lld edges, more than this implementation takes "
+                      "(%d)", (long long)total, INT32_MAX / 6);
+    int nedges = (int)total;
     if ((err = check_ranks(destinations, nedges, p, "destinations")))
         return err;
     /* Weighted when weights are given anywhere (a process naming no edge may pass
@@ -208,8 +216,8 @@ int cr_mpi_dist_graph_create(cr_comm *comm, int n, const int sources[], const in
     if ((err = cr_mpi_alltoallv(sendrec, cr_cvec_of(scount, 0), cr_cvec_of(sdisp, 0), ints, recvrec,
                                 cr_cvec_of(rcount, 0), cr_cvec_of(rdisp, 0), int_t, comm)))
         goto done;
-    int nin = 0, nout = 0, total = rdisp[p] / 3;
-    for (int k = 0; k < total; k++) {
+    int nin = 0, nout = 0, nrec = rdisp[p] / 3;
+    for (int k = 0; k < nrec; k++) {
         if (recvrec[3 * k])
             nout++;
         else
@@ -222,7 +230,7 @@ int cr_mpi_dist_graph_create(cr_comm *comm, int n, const int sources[], const in
         err = cr_err(MPI_ERR_NO_MEM, "out of memory for %d neighbours", nin + nout);
         goto done;
     }
-    for (int k = 0, i = 0, o = 0; k < total; k++) {
+    for (int k = 0, i = 0, o = 0; k < nrec; k++) {
         const int *rec = &recvrec[3 * k];
         if (rec[0]) {
             out[o] = rec[1];
@@ -236,11 +244,9 @@ int cr_mpi_dist_graph_create(cr_comm *comm, int n, const int sources[], const in
             i++;
         }
     }
-    if ((err = cr_mpi_comm_dup(comm, comm_dist_graph)))
+    cr_comm *c = NULL;
+    if ((err = cr_comm_dup_bare(comm, comm_dist_graph, &c)))
         goto done;
-    cr_comm *c = cr_comm_get(*comm_dist_graph);
-    cr_topo_free(c->topo);
-    c->topo = NULL;
     err = cr_topo_dist_graph(c, nin, in, inw, nout, out, outw, weighted);
     in = out = inw = outw = NULL; /* taken over (or freed) */
     if (err)

@@ -284,11 +284,47 @@ int main(int argc, char **argv)
             cart_tests(nd, mask);
     graph_tests();
 
+    /* a distributed graph where this process only receives: MPI_Ineighbor_alltoallw with no
+     * destination (and no send types); and no attribute of the old communicator is copied */
+    {
+        int kv, copies = 0, left = (rank + size - 1) % size, got = -1, one = 1;
+        MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &kv, &copies);
+        MPI_Comm_set_attr(MPI_COMM_WORLD, kv, &copies);
+        MPI_Comm ring;
+        int *volatile unweighted = MPI_UNWEIGHTED;
+        /* each process receives from its left neighbour; only even ranks' data is sent (odd ranks
+         * name no destination), so size must be even for everyone to get something */
+        int dest = (rank + 1) % size, nout = (size % 2 == 0 && rank % 2 == 0) || size == 1 ? 1 : 0;
+        int nin = (size % 2 == 0 && left % 2 == 0) || size == 1 ? 1 : 0;
+        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nin, &left, unweighted, nout, &dest, unweighted, MPI_INFO_NULL,
+                                       0, &ring);
+        void *val;
+        int flag;
+        MPI_Comm_get_attr(ring, kv, &val, &flag);
+        CHECK(!flag, "MPI_Dist_graph_create_adjacent copied an attribute of the old communicator");
+        MPI_Aint zero = 0;
+        MPI_Datatype it = MPI_INT;
+        MPI_Request req;
+        MPI_Ineighbor_alltoallw(&rank, &one, &zero, &it, &got, &one, &zero, &it, ring, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        CHECK(!nin || got == left, "receive-only alltoallw: %d, want %d", got, left);
+        MPI_Comm_free(&ring);
+        MPI_Comm_delete_attr(MPI_COMM_WORLD, kv);
+        MPI_Comm_free_keyval(&kv);
+    }
+
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int dims[2] = {size + 1, 1}, periods[2] = {0, 0}, c[2], x;
     MPI_Comm bad;
     CHECK_CLASS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &bad), MPI_ERR_DIMS);
     CHECK_CLASS(MPI_Cart_coords(MPI_COMM_WORLD, 0, 2, c), MPI_ERR_TOPOLOGY);
     CHECK_CLASS(MPI_Neighbor_allgather(&rank, 1, MPI_INT, &x, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY);
+    int one[1] = {size}, per[1] = {1};
+    MPI_Comm ring;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, one, per, 0, &ring);
+    MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN);
+    int two[2];
+    CHECK_CLASS(MPI_Neighbor_alltoall(two, 1, MPI_DATATYPE_NULL, two, 1, MPI_INT, ring), MPI_ERR_TYPE);
+    MPI_Comm_free(&ring);
     return mt_finish();
 }

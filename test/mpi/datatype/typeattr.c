@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     int yes = 1, no = 0, kcopy, knocopy, kdup, flag, cls, rc;
     static char payload[8];
-    void *v;
+    void *v, *v_attr;
     MPI_Type_create_keyval(copy_fn, delete_fn, &kcopy, &yes);
     MPI_Type_create_keyval(copy_fn, delete_fn, &knocopy, &no);
     MPI_Type_create_keyval(MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN, &kdup, NULL);
@@ -76,6 +76,28 @@ int main(int argc, char **argv)
     CHECK(kcopy == MPI_KEYVAL_INVALID, "free_keyval resets the handle");
     MPI_Type_free(&d); /* d's copied attribute still runs its delete callback */
     CHECK(deletes == 4, "free after free_keyval: %d deletes, want 4", deletes);
+
+    /* a handle from MPI_Type_get_contents is the user's own: freeing it leaves the type's
+     * attributes (and the type) to the other handle */
+    {
+        int kk, ni2, na2, nt2, comb2, ints2[1];
+        MPI_Datatype v, c, got;
+        deletes = 0;
+        MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_fn, &kk, NULL);
+        MPI_Type_vector(2, 1, 3, MPI_INT, &v);
+        MPI_Type_set_attr(v, kk, payload);
+        MPI_Type_contiguous(2, v, &c);
+        MPI_Type_get_envelope(c, &ni2, &na2, &nt2, &comb2);
+        MPI_Type_get_contents(c, 1, 0, 1, ints2, NULL, &got);
+        MPI_Type_free(&got);
+        MPI_Type_get_attr(v, kk, &v_attr, &flag);
+        CHECK(flag && deletes == 0, "freeing a handle from get_contents deleted the attribute (flag %d, deletes %d)",
+              flag, deletes);
+        MPI_Type_free(&v);
+        CHECK(deletes == 1, "the last handle's free runs the delete callback: %d", deletes);
+        MPI_Type_free(&c);
+        MPI_Type_free_keyval(&kk);
+    }
 
     /* on a predefined type */
     MPI_Type_set_attr(MPI_DOUBLE, kdup, payload);
