@@ -49,11 +49,13 @@ static inline int cr_check_comm(MPI_Comm h, const char *arg, int flags, cr_comm 
 
 static inline int cr_check_rank(const cr_comm *c, int rank, const char *arg, int mode)
 {
-    if (CR_LIKELY((unsigned)rank < (unsigned)c->size))
+    if (CR_LIKELY((unsigned)rank < (unsigned)c->remote_size))
         return MPI_SUCCESS;
-    if (rank == MPI_PROC_NULL && mode != CR_RANK_ROOT)
+    if (rank == MPI_PROC_NULL && (mode != CR_RANK_ROOT || c->inter))
         return MPI_SUCCESS;
     if (rank == MPI_ANY_SOURCE && mode == CR_RANK_SOURCE)
+        return MPI_SUCCESS;
+    if (rank == MPI_ROOT && mode == CR_RANK_ROOT && c->inter) /* the root's side of an intercommunicator */
         return MPI_SUCCESS;
     return cr_check_fail_rank(c, rank, arg, mode);
 }

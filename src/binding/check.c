@@ -21,9 +21,12 @@ int cr_check_fail_rank(const cr_comm *c, int rank, const char *arg, int mode)
     const char *extra = mode == CR_RANK_SOURCE ? ", MPI_ANY_SOURCE or MPI_PROC_NULL"
                         : mode == CR_RANK_DEST ? " or MPI_PROC_NULL" : "";
     const char *name = c->name[0] ? c->name : "the communicator";
+    const char *group = c->inter ? "the remote group of " : "";
     if (mode == CR_RANK_ROOT)
-        return cr_err(MPI_ERR_ROOT, "invalid root %s=%d: %s has ranks 0..%d", arg, rank, name, c->size - 1);
-    return cr_err(MPI_ERR_RANK, "invalid rank %s=%d: %s has ranks 0..%d%s", arg, rank, name, c->size - 1, extra);
+        return cr_err(MPI_ERR_ROOT, "invalid root %s=%d: %s%s has ranks 0..%d%s", arg, rank, group, name,
+                      c->remote_size - 1, c->inter ? ", MPI_ROOT or MPI_PROC_NULL" : "");
+    return cr_err(MPI_ERR_RANK, "invalid rank %s=%d: %s%s has ranks 0..%d%s", arg, rank, group, name,
+                  c->remote_size - 1, extra);
 }
 
 int cr_check_fail_tag(int tag, const char *arg, int any_ok)

@@ -94,6 +94,34 @@ int cr_coll_resolve(MPI_Datatype h, const char *arg, cr_dtype **dt);
 int cr_coll_check_counts(cr_cvec counts, int n, const char *arg);
 int cr_coll_resolve_types(const MPI_Datatype *types, int n, const char *arg, cr_dtype **out);
 
+/* Where this process stands in a collective with a root: at the root (on an
+ * intercommunicator, root == MPI_ROOT), and whether it sends to or receives from the root
+ * (everyone on an intracommunicator; on an intercommunicator, the other group's processes,
+ * which pass the root's rank, while the rest of the root's group passes MPI_PROC_NULL). */
+static inline bool cr_coll_at_root(const cr_comm *comm, int root)
+{
+    return comm->inter ? root == MPI_ROOT : comm->rank == root;
+}
+static inline bool cr_coll_takes_part(const cr_comm *comm, int root)
+{
+    return comm->inter ? root >= 0 : true;
+}
+/* MPI_ERR_BUFFER when `buf` is MPI_IN_PLACE on an intercommunicator, where no collective
+ * allows it. */
+int cr_coll_check_not_in_place(const cr_comm *comm, const void *buf, const char *arg);
+
+/* Intercommunicator collectives (inter.c): the builders of each call on intercommunicators. */
+void cr_coll_inter_barrier(cr_sched *s);
+void cr_coll_inter_bcast(cr_sched *s, const cr_coll_call *a);
+void cr_coll_inter_reduce(cr_sched *s, const cr_coll_call *a);
+void cr_coll_inter_allreduce(cr_sched *s, const cr_coll_call *a);
+void cr_coll_inter_allgather(cr_sched *s, const cr_coll_call *a);
+void cr_coll_inter_reduce_scatter(cr_sched *s, const cr_coll_call *a);
+/* Gather and scatter too: without count vectors, every block has rcount (scount) elements. */
+void cr_coll_inter_gatherv(cr_sched *s, const cr_coll_call *a);
+void cr_coll_inter_scatterv(cr_sched *s, const cr_coll_call *a);
+void cr_coll_inter_allgatherv(cr_sched *s, const cr_coll_call *a);
+
 /* Algorithms: each appends its steps to a schedule (sched.h), which the blocking,
  * nonblocking and persistent forms of the call then run. They use the schedule's rank, size
  * and tag; a failed scratch allocation fails the schedule. */
@@ -146,6 +174,7 @@ typedef struct cr_coll_block {
 } cr_coll_block;
 typedef void cr_coll_peer_fn(const cr_coll_call *a, int peer, cr_coll_block *b);
 void cr_coll_alltoall_pairwise(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
+void cr_coll_inter_alltoall(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
 
 /* Prefix reductions: rank r gets ranks 0..r (or 0..r-1 when `exclusive`) combined. */
 void cr_coll_scan_recursive_doubling(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt,

@@ -10,9 +10,33 @@
 
 void cr_sched_init(cr_sched *s, cr_comm *comm)
 {
+    cr_sched_init_tagged(s, comm, (int)(comm->coll_tag++ & 0x7fffffff));
+}
+
+void cr_sched_local(cr_sched *s, bool on)
+{
+    if (on && !s->has_local_tag) {
+        s->local_tag = (int)(s->comm->local->coll_tag++ & 0x7fffffff);
+        s->has_local_tag = true;
+    }
+    s->local_mode = on;
+}
+
+void cr_sched_subset(cr_sched *s, int rank, int size, const int *map)
+{
+    s->rank = rank;
+    s->size = size;
+    s->peer_map = map;
+}
+
+void cr_sched_init_tagged(cr_sched *s, cr_comm *comm, int tag)
+{
     s->comm = comm;
     s->ctx = comm->ctx + 1;
-    s->tag = (int)(comm->coll_tag++ & 0x7fffffff);
+    s->tag = tag;
+    s->local_mode = s->has_local_tag = false;
+    s->peer_map = NULL;
+    s->local_tag = 0;
     s->rank = comm->rank;
     s->size = comm->size;
     s->nsteps = 0;
@@ -73,6 +97,7 @@ static cr_step *add(cr_sched *s, cr_step_kind kind)
     cr_step *st = &s->steps[s->nsteps++];
     st->kind = (uint8_t)kind;
     st->fence = s->fence_next;
+    st->local = s->local_mode;
     s->fence_next = false;
     return st;
 }
@@ -84,7 +109,7 @@ static void add_msg(cr_sched *s, cr_step_kind kind, const void *buf, MPI_Count c
         st->u.msg.buf = buf;
         st->u.msg.count = count;
         st->u.msg.dt = dt;
-        st->u.msg.peer = peer;
+        st->u.msg.peer = s->peer_map && peer >= 0 ? s->peer_map[peer] : peer;
     }
 }
 
@@ -180,14 +205,22 @@ static void step_done(cr_request *r)
 
 static int start_msg(cr_sched *s, cr_step *st)
 {
+    cr_comm *comm = s->comm;
+    uint32_t ctx = s->ctx;
+    int tag = s->tag;
+    if (CR_UNLIKELY(st->local)) {
+        comm = comm->local;
+        ctx = comm->ctx + 1;
+        tag = s->local_tag;
+    }
     /* A small send goes out at once with no request, as a blocking MPI_Send's would. */
     if (st->kind == CR_STEP_SEND && st->u.msg.peer != MPI_PROC_NULL &&
-        cr_pt2pt_send_now(st->u.msg.buf, st->u.msg.count, st->u.msg.dt, st->u.msg.peer, s->tag, s->comm, s->ctx))
+        cr_pt2pt_send_now(st->u.msg.buf, st->u.msg.count, st->u.msg.dt, st->u.msg.peer, tag, comm, ctx))
         return MPI_SUCCESS;
     cr_request *r = &st->req;
     memset(r, 0, sizeof *r);
     int kind = st->kind == CR_STEP_SEND ? CR_REQ_SEND : CR_REQ_RECV;
-    cr_pt2pt_prepare(r, kind, st->u.msg.buf, st->u.msg.count, st->u.msg.dt, st->u.msg.peer, s->tag, s->comm, s->ctx,
+    cr_pt2pt_prepare(r, kind, st->u.msg.buf, st->u.msg.count, st->u.msg.dt, st->u.msg.peer, tag, comm, ctx,
                      CR_MODE_STANDARD);
     r->owner = s;
     r->on_complete = step_done;

@@ -18,7 +18,13 @@
  *   - the requests of message steps live inside the steps: the step array does not move once
  *     the schedule has started;
  *   - one schedule uses one tag of its communicator's collective sequence, taken when it is
- *     built (all processes build collectives in the same order, so they agree on it). */
+ *     built (all processes build collectives in the same order, so they agree on it).
+ *   - on an intercommunicator, message steps added in local mode (cr_sched_local) go to
+ *     ranks of the local group, on the context of the intercommunicator's local
+ *     intracommunicator and with a tag of that communicator's own sequence, taken the first
+ *     time a schedule enters local mode: every member of a group enters it in the same
+ *     schedules, since what a group does in an intercommunicator collective is the same at
+ *     each of its members. */
 #ifndef CR_SCHED_H
 #define CR_SCHED_H
 
@@ -39,6 +45,7 @@ typedef enum { CR_STEP_SEND, CR_STEP_RECV, CR_STEP_REDUCE, CR_STEP_COPY, CR_STEP
 typedef struct cr_step {
     uint8_t kind;  /* cr_step_kind */
     bool fence;    /* waits for every message step before it */
+    bool local;    /* a message step within the local group of an intercommunicator */
     union {
         struct { const void *buf; MPI_Count count; cr_dtype *dt; int peer; } msg;
         struct { const void *in; void *inout; MPI_Count count; cr_dtype *dt; cr_op *op; } red; /* inout = in op inout */
@@ -72,6 +79,10 @@ typedef struct cr_sched {
     int err;        /* the first error, which ends the run */
     bool fence_next; /* the next step added waits (cr_sched_fence) */
     bool built_ok;  /* false once building ran out of memory */
+    bool local_mode; /* message steps added now are local (intercommunicators) */
+    bool has_local_tag;
+    int local_tag;  /* the tag of local steps */
+    const int *peer_map; /* when not NULL, algorithm ranks 0..size-1 name comm ranks peer_map[r] */
     cr_step *steps;
     void **tmps;    /* scratch owned by the schedule */
     int ntmps, tmps_cap;
@@ -88,6 +99,16 @@ typedef struct cr_sched {
 
 /* Starts building a schedule for one collective call on `comm` (takes its tag). */
 void cr_sched_init(cr_sched *s, cr_comm *comm);
+/* The same, with a tag of the caller's choosing instead of the next of the sequence (internal
+ * exchanges that not every member of `comm` takes part in). */
+void cr_sched_init_tagged(cr_sched *s, cr_comm *comm, int tag);
+/* Runs the algorithms added from now on among a subset of comm: `rank` and `size` in the
+ * subset, and `map` (size entries, kept by the caller while the schedule lives) the comm rank
+ * of each. Messages carry comm ranks, so concurrent schedules of disjoint subsets never meet. */
+void cr_sched_subset(cr_sched *s, int rank, int size, const int *map);
+/* On an intercommunicator: message steps added from now on stay within the local group (on),
+ * or go to the remote group (off, the default). */
+void cr_sched_local(cr_sched *s, bool on);
 /* Releases what the schedule owns (scratch, grown arrays); it must not be running. */
 void cr_sched_destroy(cr_sched *s);
 

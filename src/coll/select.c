@@ -45,6 +45,13 @@ int cr_coll_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, c
     return MPI_SUCCESS;
 }
 
+int cr_coll_check_not_in_place(const cr_comm *comm, const void *buf, const char *arg)
+{
+    if (comm->inter && buf == MPI_IN_PLACE)
+        return cr_err(MPI_ERR_BUFFER, "%s=MPI_IN_PLACE: collectives on intercommunicators do not allow it", arg);
+    return MPI_SUCCESS;
+}
+
 int cr_coll_check_count(MPI_Count count, const char *arg)
 {
     return count < 0 ? cr_err(MPI_ERR_COUNT, "invalid count %s=%lld: must not be negative", arg, (long long)count)
@@ -74,7 +81,7 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
         s->held_op = a->op;
     }
     bool held = cr_sched_hold_dtype(s, a->sdt) && cr_sched_hold_dtype(s, a->rdt); /* so must its types */
-    int ns = a->per_neighbour ? a->nsdts : s->size, nr = a->per_neighbour ? a->nrdts : s->size;
+    int ns = a->per_neighbour ? a->nsdts : comm->remote_size, nr = a->per_neighbour ? a->nrdts : comm->remote_size;
     for (int i = 0; held && a->sdts && i < ns; i++)
         held = cr_sched_hold_dtype(s, a->sdts[i]);
     for (int i = 0; held && a->rdts && i < nr; i++)
@@ -95,6 +102,10 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
 static void build_barrier(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)a;
+    if (s->comm->inter) {
+        cr_coll_inter_barrier(s);
+        return;
+    }
     if (s->size == 1)
         return;
     if (blocking && barrier_alg != 1 && cr_coll_node_usable(s->comm, 0))
@@ -131,6 +142,10 @@ static void build_bcast(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
     uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
+    if (s->comm->inter) {
+        cr_coll_inter_bcast(s, a);
+        return;
+    }
     if (s->size == 1 || bytes == 0)
         return;
     int alg = (int)bcast_alg;
@@ -198,6 +213,10 @@ int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
 
 static void build_allreduce(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
+    if (s->comm->inter) {
+        cr_coll_inter_allreduce(s, a);
+        return;
+    }
     if (a->sbuf != MPI_IN_PLACE)
         cr_sched_copy(s, a->sbuf, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
     cr_coll_allreduce_select(s, a->rbuf, a->rcount, a->rdt, a->op, blocking);
@@ -207,7 +226,7 @@ static int allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt
                      cr_run_mode mode, MPI_Request *request)
 {
     int err = cr_op_check(op, dt);
-    if (err)
+    if (err || (err = cr_coll_check_not_in_place(comm, sbuf, "sendbuf")))
         return err;
     if (sbuf != MPI_IN_PLACE && (err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf")))
         return err;
@@ -239,6 +258,10 @@ static void build_reduce(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     MPI_Count count = a->rcount;
     cr_dtype *dt = a->rdt;
+    if (s->comm->inter) {
+        cr_coll_inter_reduce(s, a);
+        return;
+    }
     if (s->size == 1) {
         if (a->sbuf != MPI_IN_PLACE)
             cr_sched_copy(s, a->sbuf, count, dt, a->rbuf, count, dt);
@@ -267,16 +290,16 @@ static int reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, c
     int err = cr_op_check(op, dt);
     if (err)
         return err;
-    bool at_root = comm->rank == root;
-    if (sbuf == MPI_IN_PLACE && !at_root)
+    bool at_root = cr_coll_at_root(comm, root), sends = cr_coll_takes_part(comm, root);
+    if (sends && sbuf == MPI_IN_PLACE && !at_root)
         return cr_err(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is allowed only at the root (rank %d), not at rank %d",
                       root, comm->rank);
-    if (sbuf != MPI_IN_PLACE && (err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf")))
+    if (sends && sbuf != MPI_IN_PLACE && (err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf")))
         return err;
     if (at_root && (err = cr_coll_check_buffer(rbuf, count, dt, "recvbuf")))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .root = root,
-                      .both_buffers = at_root};
+                      .both_buffers = at_root && !comm->inter};
     return cr_coll_launch(comm, mode, request, build_reduce, &a);
 }
 
@@ -320,7 +343,9 @@ static bool alone(cr_sched *s, const cr_coll_call *a)
 static void build_gather(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
-    if (!alone(s, a))
+    if (s->comm->inter)
+        cr_coll_inter_gatherv(s, a);
+    else if (!alone(s, a))
         cr_coll_gather_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
 }
 
@@ -328,20 +353,20 @@ static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *
                   MPI_Datatype rtype, int root, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL, *rdt = NULL;
-    bool at_root = comm->rank == root;
+    bool at_root = cr_coll_at_root(comm, root), sends = cr_coll_takes_part(comm, root);
     int err = MPI_SUCCESS;
-    if (sbuf == MPI_IN_PLACE && !at_root)
+    if (sbuf == MPI_IN_PLACE && sends && !at_root)
         return cr_err(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
-    if (sbuf != MPI_IN_PLACE && ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
+    if (sends && sbuf != MPI_IN_PLACE && ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
                                  (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
     if (at_root && ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
                     (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    if (at_root && sdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
+    if (at_root && !comm->inter && sdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
         return cr_err(MPI_ERR_TRUNCATE, "the root sends %lld bytes to itself but receives %lld per process",
                       (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter};
     return cr_coll_launch(comm, mode, request, build_gather, &a);
 }
 
@@ -367,7 +392,9 @@ int cr_mpi_gather_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, v
 static void build_scatter(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
-    if (!alone(s, a))
+    if (s->comm->inter)
+        cr_coll_inter_scatterv(s, a);
+    else if (!alone(s, a))
         cr_coll_scatter_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
 }
 
@@ -375,17 +402,18 @@ static int scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
                    MPI_Datatype rtype, int root, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL, *rdt = NULL;
-    bool at_root = comm->rank == root;
+    bool at_root = cr_coll_at_root(comm, root), receives = cr_coll_takes_part(comm, root);
     int err = MPI_SUCCESS;
-    if (rbuf == MPI_IN_PLACE && !at_root)
+    if (rbuf == MPI_IN_PLACE && receives && !at_root)
         return cr_err(MPI_ERR_BUFFER, "recvbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
     if (at_root && ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
                     (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
-    if (rbuf != MPI_IN_PLACE && ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
-                                 (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
+    if (receives && rbuf != MPI_IN_PLACE &&
+        ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
+         (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter};
     return cr_coll_launch(comm, mode, request, build_scatter, &a);
 }
 
@@ -440,6 +468,10 @@ int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm 
 static void build_allgather(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
+    if (s->comm->inter) {
+        cr_coll_inter_allgather(s, a);
+        return;
+    }
     if (a->sbuf != MPI_IN_PLACE)
         cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt),
                       a->rcount, a->rdt);
@@ -449,13 +481,15 @@ static void build_allgather(cr_sched *s, const cr_coll_call *a, bool blocking)
 static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                      cr_dtype *rdt, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
-    int err = MPI_SUCCESS;
+    int err = cr_coll_check_not_in_place(comm, sbuf, "sendbuf");
     cr_dtype *sdt = NULL;
+    if (err)
+        return err;
     if (sbuf != MPI_IN_PLACE) {
         if ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
             (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")))
             return err;
-        if ((uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
+        if (!comm->inter && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
             return cr_err(MPI_ERR_TRUNCATE, "sendcount/sendtype give %lld bytes, recvcount/recvtype %lld per process",
                           (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
     }

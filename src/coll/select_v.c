@@ -46,30 +46,33 @@ static inline uint64_t bytes_of(MPI_Count count, const cr_dtype *dt)
 static void build_gatherv(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
-    cr_coll_gatherv_linear(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcounts, a->rdispls, a->rdt, a->root);
+    if (s->comm->inter)
+        cr_coll_inter_gatherv(s, a);
+    else
+        cr_coll_gatherv_linear(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcounts, a->rdispls, a->rdt, a->root);
 }
 
 static int gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, cr_cvec rcounts, cr_cvec displs,
                    MPI_Datatype rtype, int root, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL, *rdt = NULL;
-    bool at_root = comm->rank == root;
+    bool at_root = cr_coll_at_root(comm, root), sends = cr_coll_takes_part(comm, root);
     int err = MPI_SUCCESS;
-    if (sbuf == MPI_IN_PLACE && !at_root)
+    if (sbuf == MPI_IN_PLACE && sends && !at_root)
         return cr_err(MPI_ERR_BUFFER, "sendbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
-    if (sbuf != MPI_IN_PLACE &&
+    if (sends && sbuf != MPI_IN_PLACE &&
         ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
          (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
     if (at_root) {
-        if ((err = cr_coll_check_counts(rcounts, comm->size, "recvcounts")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)))
+        if ((err = cr_coll_check_counts(rcounts, comm->remote_size, "recvcounts")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)))
             return err;
-        if (sdt && (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)root), rdt),
+        if (!comm->inter && sdt && (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)root), rdt),
                                       "the root's own block")))
             return err;
     }
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .root = root,
-                      .rcounts = rcounts, .rdispls = displs, .both_buffers = at_root};
+                      .rcounts = rcounts, .rdispls = displs, .both_buffers = at_root && !comm->inter};
     return cr_coll_launch(comm, mode, request, build_gatherv, &a);
 }
 
@@ -81,7 +84,10 @@ CR_COLL_THREE_FORMS(gatherv,
 static void build_scatterv(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
-    cr_coll_scatterv_linear(s, a->sbuf, a->scounts, a->sdispls, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+    if (s->comm->inter)
+        cr_coll_inter_scatterv(s, a);
+    else
+        cr_coll_scatterv_linear(s, a->sbuf, a->scounts, a->sdispls, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
 }
 
 static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datatype stype, void *rbuf,
@@ -89,22 +95,22 @@ static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datat
                     MPI_Request *request)
 {
     cr_dtype *sdt = NULL, *rdt = NULL;
-    bool at_root = comm->rank == root;
+    bool at_root = cr_coll_at_root(comm, root), receives = cr_coll_takes_part(comm, root);
     int err = MPI_SUCCESS;
-    if (rbuf == MPI_IN_PLACE && !at_root)
+    if (rbuf == MPI_IN_PLACE && receives && !at_root)
         return cr_err(MPI_ERR_BUFFER, "recvbuf=MPI_IN_PLACE is allowed only at the root (rank %d)", root);
     if (at_root &&
-        ((err = cr_coll_check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
+        ((err = cr_coll_check_counts(scounts, comm->remote_size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
         return err;
-    if (rbuf != MPI_IN_PLACE &&
+    if (receives && rbuf != MPI_IN_PLACE &&
         ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
          (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    if (at_root && rdt &&
+    if (at_root && !comm->inter && rdt &&
         (err = check_match(bytes_of(cr_cvec_at(scounts, (size_t)root), sdt), bytes_of(rcount, rdt), "the root's own block")))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .sdt = sdt, .rdt = rdt, .root = root,
-                      .scounts = scounts, .sdispls = displs, .both_buffers = at_root};
+                      .scounts = scounts, .sdispls = displs, .both_buffers = at_root && !comm->inter};
     return cr_coll_launch(comm, mode, request, build_scatterv, &a);
 }
 
@@ -119,6 +125,10 @@ static void build_allgatherv(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
     int p = s->size;
+    if (s->comm->inter) {
+        cr_coll_inter_allgatherv(s, a);
+        return;
+    }
     if (a->sbuf != MPI_IN_PLACE)
         cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, cr_cvec_at(a->rdispls, (size_t)s->rank), a->rdt),
                       cr_cvec_at(a->rcounts, (size_t)s->rank), a->rdt);
@@ -140,14 +150,14 @@ static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, vo
                       cr_cvec displs, cr_dtype *rdt, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL;
-    int err = cr_coll_check_counts(rcounts, comm->size, "recvcounts");
-    if (err)
+    int err = cr_coll_check_counts(rcounts, comm->remote_size, "recvcounts");
+    if (err || (err = cr_coll_check_not_in_place(comm, sbuf, "sendbuf")))
         return err;
     if (sbuf != MPI_IN_PLACE &&
         ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
          (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")) ||
-         (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)comm->rank), rdt),
-                            "this process's own block (sendcount/sendtype against recvcounts[rank]/recvtype)"))))
+         (!comm->inter && (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)comm->rank), rdt),
+                            "this process's own block (sendcount/sendtype against recvcounts[rank]/recvtype)")))))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .rcounts = rcounts,
                       .rdispls = displs, .both_buffers = true};
@@ -201,31 +211,43 @@ static void alltoallw_peer(const cr_coll_call *a, int peer, cr_coll_block *b)
 static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
-    cr_coll_alltoall_pairwise(s, a, alltoall_peer);
+    if (s->comm->inter)
+        cr_coll_inter_alltoall(s, a, alltoall_peer);
+    else
+        cr_coll_alltoall_pairwise(s, a, alltoall_peer);
 }
 
 static void build_alltoallv(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
-    cr_coll_alltoall_pairwise(s, a, alltoallv_peer);
+    if (s->comm->inter)
+        cr_coll_inter_alltoall(s, a, alltoallv_peer);
+    else
+        cr_coll_alltoall_pairwise(s, a, alltoallv_peer);
 }
 
 static void build_alltoallw(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     (void)blocking;
-    cr_coll_alltoall_pairwise(s, a, alltoallw_peer);
+    if (s->comm->inter)
+        cr_coll_inter_alltoall(s, a, alltoallw_peer);
+    else
+        cr_coll_alltoall_pairwise(s, a, alltoallw_peer);
 }
 
 static int alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
                     cr_dtype *rdt, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     cr_dtype *sdt = NULL;
-    int err = MPI_SUCCESS;
+    int err = cr_coll_check_not_in_place(comm, sbuf, "sendbuf");
+    if (err)
+        return err;
     if (sbuf != MPI_IN_PLACE &&
         ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
          (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")) ||
-         (err = check_match(bytes_of(scount, sdt), bytes_of(rcount, rdt),
-                            "each block (sendcount/sendtype against recvcount/recvtype)"))))
+         (!comm->inter && /* across groups, each side's blocks match the other side's */
+          (err = check_match(bytes_of(scount, sdt), bytes_of(rcount, rdt),
+                             "each block (sendcount/sendtype against recvcount/recvtype)")))))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .sdt = sdt, .rdt = rdt,
                       .both_buffers = true};
@@ -242,11 +264,11 @@ static int alltoallv(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, MPI_Dat
                      MPI_Request *request)
 {
     cr_dtype *sdt = NULL;
-    int err = cr_coll_check_counts(rcounts, comm->size, "recvcounts");
-    if (err)
+    int err = cr_coll_check_counts(rcounts, comm->remote_size, "recvcounts");
+    if (err || (err = cr_coll_check_not_in_place(comm, sbuf, "sendbuf")))
         return err;
     if (sbuf != MPI_IN_PLACE &&
-        ((err = cr_coll_check_counts(scounts, comm->size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
+        ((err = cr_coll_check_counts(scounts, comm->remote_size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .sdt = sdt, .rdt = rdt, .scounts = scounts, .sdispls = sdispls,
                       .rcounts = rcounts, .rdispls = rdispls, .both_buffers = true};
@@ -275,11 +297,13 @@ static int alltoallw(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const M
                      cr_cvec rcounts, cr_cvec rdispls, const MPI_Datatype rtypes[], cr_comm *comm, cr_run_mode mode,
                      MPI_Request *request)
 {
-    int n = comm->size;
+    int n = comm->remote_size;
     cr_dtype **types = calloc(2 * (size_t)n, sizeof *types);
     if (!types)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %d datatypes", 2 * n);
-    int err = cr_coll_check_counts(rcounts, n, "recvcounts");
+    int err = cr_coll_check_not_in_place(comm, sbuf, "sendbuf");
+    if (!err)
+        err = cr_coll_check_counts(rcounts, n, "recvcounts");
     if (!err)
         err = cr_coll_resolve_types(rtypes, n, "recvtypes", types + n);
     if (!err && sbuf != MPI_IN_PLACE && !(err = cr_coll_check_counts(scounts, n, "sendcounts")))
@@ -305,6 +329,10 @@ CR_COLL_THREE_FORMS(alltoallw,
  * commute are served. Blocks of equal size (reduce_scatter_block) pass rcounts with no array. */
 static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
+    if (s->comm->inter) {
+        cr_coll_inter_reduce_scatter(s, a);
+        return;
+    }
     int p = s->size;
     bool block = a->rcounts.p == NULL;
     MPI_Count total = 0, before = 0;
@@ -330,6 +358,8 @@ static int reduce_scatter_any(const void *sbuf, void *rbuf, cr_cvec rcounts, MPI
                               cr_op *op, cr_comm *comm, cr_run_mode mode, MPI_Request *request)
 {
     int err = cr_op_check(op, dt);
+    if (!err)
+        err = cr_coll_check_not_in_place(comm, sbuf, "sendbuf");
     if (!err && rcounts.p)
         err = cr_coll_check_counts(rcounts, comm->size, "recvcounts");
     if (err)
@@ -377,6 +407,8 @@ static void build_exscan(cr_sched *s, const cr_coll_call *a, bool blocking)
 static int scan_any(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
                     cr_coll_build_fn *build, cr_run_mode mode, MPI_Request *request)
 {
+    if (comm->inter)
+        return cr_err(MPI_ERR_COMM, "comm is an intercommunicator: MPI_Scan and MPI_Exscan need an intracommunicator");
     int err = cr_op_check(op, dt);
     if (!err && sbuf != MPI_IN_PLACE)
         err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf");

@@ -37,6 +37,7 @@ void cr_comm_setup(void)
     cr_err_default_target = &cr_comm_self.eo;
     /* Before MPI_Init, MPI_COMM_SELF is a world of one: it gives error handlers a home. */
     cr_comm_self.size = cr_comm_world.size = 1;
+    cr_comm_self.remote_size = cr_comm_world.remote_size = 1;
 }
 
 static int self_world_rank;
@@ -45,11 +46,11 @@ int cr_comm_init(int world_rank, int world_size)
 {
     cr_comm_world.ctx = 0;
     cr_comm_world.rank = world_rank;
-    cr_comm_world.size = world_size;
+    cr_comm_world.size = cr_comm_world.remote_size = world_size;
     cr_comm_world.world_ranks = NULL;
     cr_comm_self.ctx = 2;
     cr_comm_self.rank = 0;
-    cr_comm_self.size = 1;
+    cr_comm_self.size = cr_comm_self.remote_size = 1;
     self_world_rank = world_rank;
     cr_comm_self.world_ranks = &self_world_rank;
     attr_wtime_is_global = cr_rt.nnodes == 1;
@@ -81,8 +82,15 @@ int cr_mpi_comm_rank(cr_comm *comm, int *rank)
 
 int cr_mpi_comm_test_inter(cr_comm *comm, int *flag)
 {
-    (void)comm;
-    *flag = 0;
+    *flag = comm->inter;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_comm_remote_size(cr_comm *comm, int *size)
+{
+    if (!comm->inter)
+        return cr_err(MPI_ERR_COMM, "comm%s%s is not an intercommunicator", comm->name[0] ? "=" : "", comm->name);
+    *size = comm->remote_size;
     return MPI_SUCCESS;
 }
 

@@ -8,7 +8,13 @@
  *     reused when communicators are freed, the epoch changes with each reuse (agreed by the
  *     members as one more than any of them used for that slot), so a message sent on a freed
  *     communicator never matches on the one that reuses its slot.
- *   - world_ranks == NULL means the identity map (MPI_COMM_WORLD and its duplicates). */
+ *   - world_ranks == NULL means the identity map (MPI_COMM_WORLD and its duplicates).
+ *   - an intercommunicator (inter) has a local group (rank, size, world_ranks, as any
+ *     communicator) and a remote group (remote_size, remote_world_ranks): point-to-point
+ *     ranks name remote processes, and a message carries the sender's local rank. Its `local`
+ *     intracommunicator spans the local group with a context of its own: collectives run
+ *     their local steps there. For an intracommunicator remote_size == size and the remote
+ *     group is the group itself. */
 #ifndef CR_COMM_H
 #define CR_COMM_H
 
@@ -44,6 +50,10 @@ typedef struct cr_comm {
     uint32_t coll_tag;          /* collective sequence, advanced identically on every member */
     struct cr_bsend_buf *bsend; /* buffer attached with MPI_Comm_attach_buffer, or NULL */
     struct cr_topo *topo;       /* its process topology (topo.h), or NULL */
+    bool inter;                 /* an intercommunicator */
+    int remote_size;            /* the size of the group point-to-point ranks name (== size unless inter) */
+    int *remote_world_ranks;    /* inter: remote rank -> world rank (never NULL); else NULL */
+    struct cr_comm *local;      /* inter: the local group's intracommunicator (held); else NULL */
     uint8_t hints_set, hints;   /* the info hints Courier knows (CR_HINT_*) that were set, and which are true */
     char name[MPI_MAX_OBJECT_NAME];
 } cr_comm;
@@ -67,6 +77,13 @@ extern cr_group cr_group_empty;
 static inline int cr_comm_world_rank(const cr_comm *c, int rank)
 {
     return c->world_ranks ? c->world_ranks[rank] : rank;
+}
+
+/* The world rank of the process that point-to-point rank `rank` names: in the remote group
+ * of an intercommunicator, in the group itself otherwise. */
+static inline int cr_comm_peer_world(const cr_comm *c, int rank)
+{
+    return CR_UNLIKELY(c->inter) ? c->remote_world_ranks[rank] : cr_comm_world_rank(c, rank);
 }
 
 static inline cr_comm *cr_comm_get(MPI_Comm h)

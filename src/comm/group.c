@@ -6,6 +6,7 @@
 #include "cr_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static inline int world_of(const cr_group *g, int r)
 {
@@ -59,6 +60,17 @@ int cr_mpi_comm_group(cr_comm *comm, MPI_Group *group)
     for (int i = 0; i < comm->size; i++)
         w[i] = cr_comm_world_rank(comm, i);
     return cr_group_new(w, comm->size, group);
+}
+
+int cr_mpi_comm_remote_group(cr_comm *comm, MPI_Group *group)
+{
+    if (!comm->inter)
+        return cr_err(MPI_ERR_COMM, "comm%s%s is not an intercommunicator", comm->name[0] ? "=" : "", comm->name);
+    int *w = ranks_alloc(comm->remote_size);
+    if (!w)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory creating a group");
+    memcpy(w, comm->remote_world_ranks, (size_t)comm->remote_size * sizeof *w);
+    return cr_group_new(w, comm->remote_size, group);
 }
 
 int cr_mpi_group_size(cr_group *g, int *size)

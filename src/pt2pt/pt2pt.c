@@ -713,7 +713,7 @@ int cr_pt2pt_send_start(cr_request *r)
         return MPI_SUCCESS;
     }
     cr_comm *c = r->comm;
-    int dst = cr_comm_world_rank(c, r->peer);
+    int dst = cr_comm_peer_world(c, r->peer);
     r->world_peer = dst;
     r->bytes = (uint64_t)r->count * (uint64_t)r->dt->size;
     bool contig = cr_dtype_is_contig(r->dt);
@@ -844,7 +844,7 @@ int cr_pt2pt_cancel(cr_request *r)
 bool cr_pt2pt_send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx)
 {
     /* A small contiguous message, nothing queued before it, room to send. */
-    int dst = cr_comm_world_rank(comm, dest);
+    int dst = cr_comm_peer_world(comm, dest);
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     if (CR_LIKELY(cr_dtype_is_contig(dt) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
                   bytes <= cr_xport_max_frame(dst) && credit_take(dst, bytes))) {

@@ -1,15 +1,8 @@
-/* create.c: making and freeing communicators: dup, split (and split by type), create from a
- * group, free, compare; and the context ids that keep their traffic apart.
- *
- * Context ids: each communicator takes a slot s of a per-process bitmap and uses contexts 2s
- * (point-to-point) and 2s + 1 (collectives); slots 0 and 1 are MPI_COMM_WORLD and
- * MPI_COMM_SELF. Creating a communicator is collective over its parent: the members AND their
- * free-slot bitmaps together (an allreduce) and all take the lowest slot free everywhere; a
- * second allreduce agrees on the slot's new epoch (see comm.h), one more than the largest any
- * member used: a message still in flight for a freed communicator carries an older epoch, and
- * pt2pt drops it instead of matching it on the new one.
- * Communicators made by one split share a slot: their members are disjoint, so their traffic
- * can never meet. */
+/* comm_create.c: making and freeing communicators: dup, split (and split by type), create from a
+ * group, free, compare; and the context ids that keep their traffic apart (intercommunicators'
+ * own constructors are in intercomm.c).
+ * Context ids are agreed in context.c. Communicators made by one split share a context: their
+ * members are disjoint, so their traffic can never meet. */
 #include "coll/coll.h"
 #include "comm/comm.h"
 #include "comm/topo.h"
@@ -21,56 +14,31 @@
 
 #include <stdlib.h>
 
-#define SLOTS CR_CTX_SLOTS
-static uint64_t slot_used[SLOTS / 64] = {3}; /* slots 0 and 1: world and self */
-static uint32_t slot_epoch[SLOTS];           /* the epoch this process last used for each slot */
-
 int cr_group_new(int *world_ranks, int n, MPI_Group *out);
 
-/* Agrees with the other members of `parent` on a context id free in all of them. */
+static int intra_allreduce(void *buf, int count, cr_dtype *dt, cr_op *op, void *comm)
+{
+    return cr_coll_allreduce_auto(buf, count, dt, op, comm);
+}
+
+/* Agrees with the other members of `parent` (an intracommunicator) on a context id free in
+ * all of them. */
 static int slot_agree(cr_comm *parent, uint32_t *ctx)
 {
-    uint64_t free_mask[SLOTS / 64];
-    for (int i = 0; i < SLOTS / 64; i++)
-        free_mask[i] = ~slot_used[i];
-    int err = cr_coll_allreduce_auto(free_mask, SLOTS / 64, cr_dtype_get(MPI_UINT64_T), cr_op_get(MPI_BAND), parent);
-    if (err)
-        return err;
-    for (int i = 0; i < SLOTS / 64; i++) {
-        if (free_mask[i]) {
-            int slot = i * 64 + __builtin_ctzll(free_mask[i]);
-            uint32_t epoch = slot_epoch[slot];
-            err = cr_coll_allreduce_auto(&epoch, 1, cr_dtype_get(MPI_UINT32_T), cr_op_get(MPI_MAX), parent);
-            if (err)
-                return err;
-            epoch = (epoch + 1) & CR_CTX_EPOCH_MASK;
-            slot_epoch[slot] = epoch;
-            slot_used[slot / 64] |= 1ull << (slot % 64);
-            *ctx = CR_CTX_MAKE(epoch, slot);
-            return MPI_SUCCESS;
-        }
-    }
-    return cr_err(MPI_ERR_OTHER, "no context id is free in all processes (%d communicators exist)", SLOTS);
+    return cr_comm_slot_agree(intra_allreduce, parent, ctx);
 }
 
-static void slot_release(uint32_t ctx)
-{
-    int slot = (int)(CR_CTX_INDEX(ctx) >> 1);
-    slot_used[slot / 64] &= ~(1ull << (slot % 64));
-}
-
-/* A new communicator of the given members (world ranks, in rank order; taken over), with this
- * process at `rank`, inheriting `parent`'s error handler. */
-static int comm_new(cr_comm *parent, uint32_t ctx, int *world_ranks, int size, int rank, MPI_Comm *out, cr_comm **obj)
+int cr_comm_new(cr_comm *parent, uint32_t ctx, int *world_ranks, int size, int rank, MPI_Comm *out, cr_comm **obj)
 {
     cr_comm *c = cr_obj_alloc(CR_KIND_COMM);
     if (!c) {
         free(world_ranks);
-        slot_release(ctx);
+        if (ctx != CR_CTX_NONE)
+            cr_comm_slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
     }
     c->ctx = ctx;
-    c->size = size;
+    c->size = c->remote_size = size;
     c->rank = rank;
     c->world_ranks = world_ranks;
     c->eo.errh = parent->eo.errh;
@@ -81,7 +49,7 @@ static int comm_new(cr_comm *parent, uint32_t ctx, int *world_ranks, int size, i
     return MPI_SUCCESS;
 }
 
-static int *world_ranks_of(const cr_comm *c)
+int *cr_comm_world_ranks_of(const cr_comm *c)
 {
     int *w = malloc((size_t)c->size * sizeof *w);
     if (w)
@@ -92,24 +60,30 @@ static int *world_ranks_of(const cr_comm *c)
 
 int cr_comm_dup_bare(cr_comm *comm, MPI_Comm *newcomm, cr_comm **obj)
 {
+    if (comm->inter)
+        return cr_comm_inter_dup(comm, newcomm, obj);
     uint32_t ctx;
     int err = slot_agree(comm, &ctx);
     if (err)
         return err;
-    int *w = world_ranks_of(comm);
+    int *w = cr_comm_world_ranks_of(comm);
     if (!w) {
-        slot_release(ctx);
+        cr_comm_slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory duplicating a communicator");
     }
-    return comm_new(comm, ctx, w, comm->size, comm->rank, newcomm, obj);
+    return cr_comm_new(comm, ctx, w, comm->size, comm->rank, newcomm, obj);
 }
 
 int cr_mpi_comm_dup(cr_comm *comm, MPI_Comm *newcomm)
 {
     cr_comm *c = NULL;
     int err = cr_comm_dup_bare(comm, newcomm, &c);
-    if (err)
-        return err;
+    return err ? err : cr_comm_dup_extras(comm, newcomm, c);
+}
+
+int cr_comm_dup_extras(cr_comm *comm, MPI_Comm *newcomm, cr_comm *c)
+{
+    int err;
     if ((err = cr_attr_copy(CR_KIND_COMM, comm->attrs, comm->eo.obj.handle, &c->attrs))) {
         cr_mpi_comm_free(newcomm);
         return err;
@@ -148,10 +122,28 @@ static int by_key(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
+int cr_comm_color_members(const int *pairs, int p, int color, const int *world, int *out)
+{
+    split_entry *mine = malloc((size_t)(p > 0 ? p : 1) * sizeof *mine);
+    if (!mine)
+        return -1;
+    int n = 0;
+    for (int r = 0; r < p; r++)
+        if (pairs[2 * r] == color)
+            mine[n++] = (split_entry){color, pairs[2 * r + 1], r};
+    qsort(mine, (size_t)n, sizeof *mine, by_key);
+    for (int i = 0; i < n; i++)
+        out[i] = world ? world[mine[i].rank] : mine[i].rank;
+    free(mine);
+    return n;
+}
+
 int cr_mpi_comm_split(cr_comm *comm, int color, int key, MPI_Comm *newcomm)
 {
     if (color < 0 && color != MPI_UNDEFINED)
         return cr_err(MPI_ERR_ARG, "color=%d must be non-negative or MPI_UNDEFINED", color);
+    if (comm->inter)
+        return cr_comm_inter_split(comm, color, key, newcomm);
     int p = comm->size, err;
     int *all = malloc((size_t)p * 2 * sizeof(int));
     if (!all)
@@ -167,38 +159,30 @@ int cr_mpi_comm_split(cr_comm *comm, int color, int key, MPI_Comm *newcomm)
         return err;
     }
     if (color == MPI_UNDEFINED) {
-        slot_release(ctx);
+        cr_comm_slot_release(ctx);
         free(all);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    split_entry *mine = malloc((size_t)p * sizeof *mine);
-    int n = 0;
-    for (int r = 0; mine && r < p; r++)
-        if (all[2 * r] == color)
-            mine[n++] = (split_entry){color, all[2 * r + 1], r};
+    int *w = malloc((size_t)p * sizeof(int));
+    int n = w ? cr_comm_color_members(all, p, color, comm->world_ranks, w) : -1;
     free(all);
-    int *w = malloc((size_t)(n ? n : 1) * sizeof(int));
-    if (!mine || !w) {
-        free(mine);
+    if (n < 0) {
         free(w);
-        slot_release(ctx);
+        cr_comm_slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory splitting a communicator");
     }
-    qsort(mine, (size_t)n, sizeof *mine, by_key);
-    int rank = 0;
-    for (int i = 0; i < n; i++) {
-        w[i] = cr_comm_world_rank(comm, mine[i].rank);
-        if (mine[i].rank == comm->rank)
-            rank = i;
-    }
-    free(mine);
-    return comm_new(comm, ctx, w, n, rank, newcomm, NULL);
+    int rank = 0, me = cr_comm_world_rank(comm, comm->rank);
+    while (w[rank] != me)
+        rank++;
+    return cr_comm_new(comm, ctx, w, n, rank, newcomm, NULL);
 }
 
 int cr_mpi_comm_split_type(cr_comm *comm, int split_type, int key, cr_info *info, MPI_Comm *newcomm)
 {
     (void)info;
+    if (comm->inter)
+        return cr_err(MPI_ERR_COMM, "comm is an intercommunicator: MPI_Comm_split_type needs an intracommunicator");
     int color;
     switch (split_type) {
     case MPI_UNDEFINED:
@@ -219,33 +203,163 @@ int cr_mpi_comm_split_type(cr_comm *comm, int split_type, int key, cr_info *info
     return cr_mpi_comm_split(comm, color, key, newcomm);
 }
 
-int cr_mpi_comm_create(cr_comm *comm, cr_group *group, MPI_Comm *newcomm)
+int cr_comm_check_subgroup(const cr_comm *comm, const cr_group *group)
 {
-    /* Every member of the group must belong to comm. */
     for (int i = 0; i < group->size; i++) {
         int w = group->world_ranks ? group->world_ranks[i] : i, found = 0;
         for (int r = 0; r < comm->size && !found; r++)
             found = cr_comm_world_rank(comm, r) == w;
         if (!found)
-            return cr_err(MPI_ERR_GROUP, "rank %d of the group is not in the communicator", i);
+            return cr_err(MPI_ERR_GROUP, "rank %d of the group is not in the communicator%s", i,
+                          comm->inter ? "'s local group" : "");
     }
-    uint32_t ctx;
-    int err = slot_agree(comm, &ctx);
+    return MPI_SUCCESS;
+}
+
+/* The members of a group, as a new list of world ranks. */
+static int *group_members(const cr_group *group)
+{
+    int *w = malloc((size_t)(group->size > 0 ? group->size : 1) * sizeof *w);
+    for (int i = 0; w && i < group->size; i++)
+        w[i] = group->world_ranks ? group->world_ranks[i] : i;
+    return w;
+}
+
+int cr_mpi_comm_create(cr_comm *comm, cr_group *group, MPI_Comm *newcomm)
+{
+    if (comm->inter)
+        return cr_comm_inter_create(comm, group, newcomm);
+    int err = cr_comm_check_subgroup(comm, group);
     if (err)
         return err;
+    uint32_t ctx;
+    if ((err = slot_agree(comm, &ctx)))
+        return err;
     if (group->rank == MPI_UNDEFINED) {
-        slot_release(ctx);
+        cr_comm_slot_release(ctx);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    int *w = malloc((size_t)group->size * sizeof *w);
+    int *w = group_members(group);
     if (!w) {
-        slot_release(ctx);
+        cr_comm_slot_release(ctx);
         return cr_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
     }
-    for (int i = 0; i < group->size; i++)
-        w[i] = group->world_ranks ? group->world_ranks[i] : i;
-    return comm_new(comm, ctx, w, group->size, group->rank, newcomm, NULL);
+    return cr_comm_new(comm, ctx, w, group->size, group->rank, newcomm, NULL);
+}
+
+/* MPI_Comm_create_group's tag: the user's folded into negative tags apart from
+ * MPI_Intercomm_create's (intercomm.c) and from collective sequences, on the parent's
+ * collective context. Concurrent calls over overlapping groups of one parent need tags that
+ * differ modulo 2^30 (the standard asks them to differ). */
+#define CREATE_GROUP_TAG(tag) (INT32_MIN + ((tag) & 0x3fffffff))
+
+/* The members of a group agreeing among themselves over `comm`, which spans them all: the
+ * allreduce algorithms run on the group's ranks, their messages carry comm ranks (so groups
+ * that share a tag but no member never meet). */
+typedef struct subset {
+    cr_comm *comm;
+    int tag, rank, size;
+    int *map; /* group rank -> comm rank */
+} subset;
+
+static int subset_allreduce(void *buf, int count, cr_dtype *dt, cr_op *op, void *arg)
+{
+    subset *g = arg;
+    cr_sched s;
+    cr_sched_init_tagged(&s, g->comm, g->tag);
+    cr_sched_subset(&s, g->rank, g->size, g->map);
+    cr_coll_allreduce_select(&s, buf, count, dt, op, false);
+    return cr_sched_run(&s);
+}
+
+int cr_comm_subset_agree(cr_comm *comm, const cr_group *group, int tag, uint32_t *ctx)
+{
+    subset g = {comm, tag, group->rank, group->size, malloc((size_t)group->size * sizeof(int))};
+    if (!g.map)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", group->size);
+    for (int i = 0; i < group->size; i++) {
+        int w = group->world_ranks ? group->world_ranks[i] : i, r = 0;
+        if (comm->world_ranks)
+            while (comm->world_ranks[r] != w) /* cr_comm_check_subgroup: it is there */
+                r++;
+        else
+            r = w;
+        g.map[i] = r;
+    }
+    int err = cr_comm_slot_agree(subset_allreduce, &g, ctx);
+    free(g.map);
+    return err;
+}
+
+/* Every process, on a context no communicator uses across processes: MPI_COMM_SELF's
+ * collective context (its collectives never send). For the calls that make communicators from
+ * groups alone; their tags come from their string tags. */
+cr_comm *cr_comm_everyone(void)
+{
+    static cr_comm all;
+    all.eo.obj.kind = CR_KIND_COMM;
+    all.eo.obj.predefined = 1; /* holding and releasing it never frees it */
+    all.eo.obj.refs = 1;
+    all.eo.errh = cr_comm_self.eo.errh;
+    all.ctx = cr_comm_self.ctx;
+    all.rank = cr_comm_world.rank;
+    all.size = all.remote_size = cr_comm_world.size;
+    return &all;
+}
+
+int cr_comm_string_tag(const char *stringtag, int salt)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *c = stringtag; *c; c++)
+        h = (h ^ (uint8_t)*c) * 16777619u;
+    h = (h ^ (uint32_t)salt) * 16777619u;
+    return -16 - (int)(h & 0x3fffffff);
+}
+
+int cr_mpi_comm_create_group(cr_comm *comm, cr_group *group, int tag, MPI_Comm *newcomm)
+{
+    if (comm->inter)
+        return cr_err(MPI_ERR_COMM, "comm is an intercommunicator: MPI_Comm_create_group needs an intracommunicator");
+    int err = cr_comm_check_subgroup(comm, group);
+    if (err)
+        return err;
+    if (group->rank == MPI_UNDEFINED) { /* only the group's members call; others get nothing */
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    uint32_t ctx;
+    if ((err = cr_comm_subset_agree(comm, group, CREATE_GROUP_TAG(tag), &ctx)))
+        return err;
+    int *w = group_members(group);
+    if (!w) {
+        cr_comm_slot_release(ctx);
+        return cr_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+    }
+    return cr_comm_new(comm, ctx, w, group->size, group->rank, newcomm, NULL);
+}
+
+int cr_mpi_comm_create_from_group(cr_group *group, const char *stringtag, cr_info *info, cr_errhandler *errhandler,
+                                  MPI_Comm *newcomm)
+{
+    if (!stringtag)
+        return cr_err(MPI_ERR_ARG, "stringtag is NULL");
+    if (group->rank == MPI_UNDEFINED)
+        return cr_err(MPI_ERR_GROUP, "this process is not in the group: only its members call MPI_Comm_create_from_group");
+    uint32_t ctx;
+    cr_comm *c;
+    int err = cr_comm_subset_agree(cr_comm_everyone(), group, cr_comm_string_tag(stringtag, 0), &ctx);
+    int *w = err ? NULL : group_members(group);
+    if (err || !w) {
+        if (!err)
+            cr_comm_slot_release(ctx);
+        return err ? err : cr_err(MPI_ERR_NO_MEM, "out of memory creating a communicator");
+    }
+    if ((err = cr_comm_new(&cr_comm_self, ctx, w, group->size, group->rank, newcomm, &c)))
+        return err;
+    if ((err = cr_mpi_comm_set_errhandler(c, errhandler)) || (err = cr_comm_hints_apply(c, info)))
+        cr_mpi_comm_free(newcomm);
+    return err;
 }
 
 int cr_mpi_comm_free(MPI_Comm *h)
@@ -272,13 +386,36 @@ void cr_comm_release(cr_comm *c)
 {
     if (!cr_obj_unref(c))
         return;
-    cr_pt2pt_ctx_close(c->ctx); /* and ctx + 1: what still comes for them is dropped */
-    slot_release(c->ctx);
+    if (c->ctx != CR_CTX_NONE) { /* (none: an MPI_Comm_idup that failed) */
+        cr_pt2pt_ctx_close(c->ctx); /* and ctx + 1: what still comes for them is dropped */
+        cr_comm_slot_release(c->ctx);
+    }
     if (cr_obj_unref(c->eo.errh))
         cr_obj_free(c->eo.errh);
     free(c->world_ranks);
+    free(c->remote_world_ranks);
+    if (c->local)
+        cr_comm_release(c->local);
     cr_topo_free(c->topo);
     cr_obj_free(c);
+}
+
+/* How two lists of world ranks compare: MPI_IDENT (same order), MPI_SIMILAR or MPI_UNEQUAL. */
+static int compare_members(const cr_comm *c1, const int *w1, int n1, const cr_comm *c2, const int *w2, int n2)
+{
+    if (n1 != n2)
+        return MPI_UNEQUAL;
+    bool same_order = true;
+    for (int i = 0; i < n1; i++) {
+        int w = w1 ? w1[i] : cr_comm_world_rank(c1, i), pos = -1;
+        for (int j = 0; j < n2 && pos < 0; j++)
+            if ((w2 ? w2[j] : cr_comm_world_rank(c2, j)) == w)
+                pos = j;
+        if (pos < 0)
+            return MPI_UNEQUAL;
+        same_order &= pos == i;
+    }
+    return same_order ? MPI_IDENT : MPI_SIMILAR;
 }
 
 int cr_mpi_comm_compare(cr_comm *c1, cr_comm *c2, int *result)
@@ -287,22 +424,17 @@ int cr_mpi_comm_compare(cr_comm *c1, cr_comm *c2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    if (c1->size != c2->size) {
+    if (c1->inter != c2->inter) {
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
-    bool same_order = true;
-    for (int i = 0; i < c1->size; i++) {
-        int w = cr_comm_world_rank(c1, i), pos = -1;
-        for (int j = 0; j < c2->size && pos < 0; j++)
-            if (cr_comm_world_rank(c2, j) == w)
-                pos = j;
-        if (pos < 0) {
-            *result = MPI_UNEQUAL;
-            return MPI_SUCCESS;
-        }
-        same_order &= pos == i;
+    /* Intercommunicators compare both groups; the weaker answer holds. */
+    int r = compare_members(c1, NULL, c1->size, c2, NULL, c2->size);
+    if (c1->inter && r != MPI_UNEQUAL) {
+        int r2 = compare_members(c1, c1->remote_world_ranks, c1->remote_size, c2, c2->remote_world_ranks,
+                                 c2->remote_size);
+        r = CR_MAX(r, r2); /* MPI_IDENT < MPI_SIMILAR < MPI_UNEQUAL */
     }
-    *result = same_order ? MPI_CONGRUENT : MPI_SIMILAR;
+    *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
     return MPI_SUCCESS;
 }
