@@ -34,6 +34,7 @@ HANDLE_IN = {
     "GROUP": ("cr_group", "cr_check_group"),
     "INFO": ("cr_info", "cr_check_info"),
     "ERRHANDLER": ("cr_errhandler", "cr_check_errhandler"),
+    "SESSION": ("cr_session", "cr_check_session"),
 }
 # Kinds whose objects carry an error handler, in the order a call's errors prefer them.
 ERROBJ_KINDS = ["COMMUNICATOR", "WINDOW", "FILE", "SESSION"]

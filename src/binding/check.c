@@ -67,6 +67,16 @@ int cr_check_errhandler(MPI_Errhandler h, const char *arg, int flags, cr_errhand
     return MPI_SUCCESS;
 }
 
+int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out)
+{
+    (void)flags;
+    cr_session *s = cr_handle_get((uintptr_t)h, CR_KIND_SESSION);
+    if (!s)
+        return cr_err_bad_handle(MPI_ERR_SESSION, "session", (uintptr_t)h, arg);
+    *out = s;
+    return MPI_SUCCESS;
+}
+
 int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
 {
     return cr_dtype_check(h, arg, flags & CR_CHECK_COMMITTED, out);

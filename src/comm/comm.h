@@ -100,6 +100,10 @@ static inline void cr_comm_hold(cr_comm *c)
 }
 void cr_comm_release(cr_comm *c);
 
+/* Replaces `*slot` (an object's handler) with `eh`, keeping reference counts; MPI_ERR_ARG for a
+ * user handler made for another kind of object. */
+int cr_errhandler_attach(cr_errhandler **slot, cr_errhandler *eh, cr_kind objkind);
+
 /* Library load: registers the predefined communicators and groups. */
 void cr_comm_setup(void);
 /* MPI_Init: fills MPI_COMM_WORLD and MPI_COMM_SELF for this process. */

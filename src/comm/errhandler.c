@@ -49,7 +49,7 @@ static const char *kind_word(int kind)
 }
 
 /* Replaces `*slot` (an object's handler) with `eh`, keeping reference counts. */
-static int attach(cr_errhandler **slot, cr_errhandler *eh, cr_kind objkind)
+int cr_errhandler_attach(cr_errhandler **slot, cr_errhandler *eh, cr_kind objkind)
 {
     if (eh->type == CR_EH_USER && eh->objkind != objkind)
         return cr_err(MPI_ERR_ARG, "errhandler was created for a %s, not a %s", kind_word(eh->objkind),
@@ -64,7 +64,7 @@ static int attach(cr_errhandler **slot, cr_errhandler *eh, cr_kind objkind)
 
 int cr_mpi_comm_set_errhandler(cr_comm *comm, cr_errhandler *errhandler)
 {
-    return attach(&comm->eo.errh, errhandler, CR_KIND_COMM);
+    return cr_errhandler_attach(&comm->eo.errh, errhandler, CR_KIND_COMM);
 }
 
 int cr_mpi_comm_get_errhandler(cr_comm *comm, MPI_Errhandler *errhandler)
@@ -83,7 +83,7 @@ int cr_mpi_file_set_errhandler(MPI_File file, cr_errhandler *errhandler)
 {
     if (file != MPI_FILE_NULL)
         return cr_err(MPI_ERR_FILE, "file=%#lx is not a valid file", (unsigned long)(uintptr_t)file);
-    return attach(&file_default, errhandler, CR_KIND_FILE);
+    return cr_errhandler_attach(&file_default, errhandler, CR_KIND_FILE);
 }
 
 int cr_mpi_file_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)

@@ -12,7 +12,9 @@
 enum { CR_STATE_NOT_STARTED = 0, CR_STATE_RUNNING = 1, CR_STATE_FINALIZED = 2 };
 
 typedef struct cr_runtime {
-    int state;
+    int state;           /* of the library: running from the first MPI_Init or MPI_Session_init */
+    int world_state;     /* of the world model: MPI_Init ... MPI_Finalize */
+    int sessions;        /* sessions open (MPI_Session_init ... MPI_Session_finalize) */
     int thread_level;
     pthread_t main_thread;
     int rank, size;      /* in MPI_COMM_WORLD */
@@ -46,5 +48,11 @@ void cr_runtime_set_abort(cr_abort_fn *fn);
 
 /* Library load: sets up predefined objects; safe to call more than once. */
 void cr_runtime_setup(void);
+/* Starts the library if it is not running (MPI_Init, MPI_Session_init); *provided gets the
+ * thread level granted for `required`. */
+int cr_runtime_start(int *argc, char ***argv, int required, int *provided);
+/* Stops the library once neither model uses it any longer (MPI_Finalize, the last
+ * MPI_Session_finalize); returns the first error of stopping. */
+int cr_runtime_release(void);
 
 #endif

@@ -1,6 +1,12 @@
-/* init.c: MPI_Init and MPI_Finalize (the one place that starts every layer in order and stops
- * them in reverse), MPI_Abort, and the environment queries of chapter 11 (versions, processor
- * name, timers, memory). */
+/* init.c: starting the library (the one place that starts every layer in order and stops them
+ * in reverse) for the world model (MPI_Init, MPI_Finalize) and for sessions (session.c),
+ * MPI_Abort, and the environment queries of chapter 11 (versions, processor name, timers,
+ * memory).
+ *
+ * The library starts once, at the first MPI_Init or MPI_Session_init, and stops when the last of
+ * them is finalized: at MPI_Finalize if no session is open, else at the last
+ * MPI_Session_finalize... except that a job that used sessions alone may open a session again
+ * after closing its last, so the library then stays up until the process exits. */
 #include "coll/coll.h"
 #include "comm/comm.h"
 #include "core/config.h"
@@ -153,16 +159,30 @@ static void widen_affinity(void)
     sched_setaffinity(0, sizeof set, &set);
 }
 
-static int start(int *argc, char ***argv, int required, int *provided)
+static void stop(void);
+
+/* The process exits with the library up and neither model using it (sessions only, all
+ * closed): stop it, so the launcher sees a clean end. */
+static void stop_at_exit(void)
+{
+    if (cr_rt.state == CR_STATE_RUNNING && cr_rt.world_state != CR_STATE_RUNNING && cr_rt.sessions == 0)
+        stop();
+}
+
+int cr_runtime_start(int *argc, char ***argv, int required, int *provided)
 {
     char why[768];
-    if (cr_rt.state == CR_STATE_RUNNING)
-        return cr_err(MPI_ERR_OTHER, "MPI is already initialized: MPI_Init and MPI_Init_thread may be called only once");
-    if (cr_rt.state == CR_STATE_FINALIZED)
-        return cr_err(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
     if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
         required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
         return cr_err(MPI_ERR_ARG, "required=%d is not MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE", required);
+    /* Threads: the library keeps no per-thread state and takes no locks yet, so it is honest to
+     * offer up to MPI_THREAD_SERIALIZED; MPI_THREAD_MULTIPLE comes with the threads chapter. */
+    if (provided)
+        *provided = CR_MIN(required, MPI_THREAD_SERIALIZED);
+    if (cr_rt.state == CR_STATE_RUNNING)
+        return MPI_SUCCESS;
+    if (cr_rt.state == CR_STATE_FINALIZED)
+        return cr_err(MPI_ERR_OTHER, "MPI cannot be started again after MPI_Finalize ended it");
     if (cr_config_load(why, sizeof why))
         return cr_err(MPI_ERR_OTHER, "%s", why);
     widen_affinity();
@@ -192,18 +212,27 @@ static int start(int *argc, char ***argv, int required, int *provided)
     if (err)
         return err;
 
-    /* Threads: the library keeps no per-thread state and takes no locks yet, so it is honest to
-     * offer up to MPI_THREAD_SERIALIZED; MPI_THREAD_MULTIPLE comes with the threads chapter. */
     cr_rt.thread_level = CR_MIN(required, MPI_THREAD_SERIALIZED);
-    if (provided)
-        *provided = cr_rt.thread_level;
     cr_rt.main_thread = pthread_self();
     cr_info_env_fill(argc ? *argc : 0, argv ? *argv : NULL, cr_rt.size, cr_rt.hostname, cr_rt.thread_level);
     cr_rt.state = CR_STATE_RUNNING;
+    atexit(stop_at_exit);
     if (cr_verbose >= 1 && cr_rt.rank == 0)
         fprintf(stderr, "Courier: %d processes on %d node(s)%s\n", cr_rt.size, cr_rt.nnodes,
                 cr_rt.singleton ? " (singleton: started without a launcher)" : "");
     return MPI_SUCCESS;
+}
+
+static int start(int *argc, char ***argv, int required, int *provided)
+{
+    if (cr_rt.world_state == CR_STATE_RUNNING)
+        return cr_err(MPI_ERR_OTHER, "MPI is already initialized: MPI_Init and MPI_Init_thread may be called only once");
+    if (cr_rt.world_state == CR_STATE_FINALIZED)
+        return cr_err(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+    int err = cr_runtime_start(argc, argv, required, provided);
+    if (!err)
+        cr_rt.world_state = CR_STATE_RUNNING;
+    return err;
 }
 
 int cr_mpi_init(int *argc, char ***argv)
@@ -216,34 +245,51 @@ int cr_mpi_init_thread(int *argc, char ***argv, int required, int *provided)
     return start(argc, argv, required, provided);
 }
 
-/* MPI_Finalize goes all the way even when a step fails (a user's attribute delete callback,
- * say): there is no way back into MPI afterwards, so it reports the first error at the end. */
-int cr_mpi_finalize(void)
+static int stop_err;
+
+/* Stops every layer, in reverse; remembers the first error for MPI_Finalize to report. */
+static void stop(void)
 {
-    int err = cr_comm_finalize();
     cr_pt2pt_finalize();
     cr_coll_scratch_clear();
     char why[256];
-    if (cr_xport_finalize(why, sizeof why) && !err)
-        err = cr_err(MPI_ERR_OTHER, "finalize: %s", why);
+    if (cr_xport_finalize(why, sizeof why) && !stop_err)
+        stop_err = cr_err(MPI_ERR_OTHER, "finalize: %s", why);
     cr_rt.state = CR_STATE_FINALIZED;
-    if (!cr_rt.singleton && cr_pmi_finalize() && !err)
-        err = cr_err(MPI_ERR_OTHER, "the launcher did not acknowledge MPI_Finalize");
+    if (!cr_rt.singleton && cr_pmi_finalize() && !stop_err)
+        stop_err = cr_err(MPI_ERR_OTHER, "the launcher did not acknowledge MPI_Finalize");
     free(cr_rt.node_of);
     free(cr_rt.local_world_ranks);
     cr_rt.node_of = cr_rt.local_world_ranks = NULL;
-    return err;
+}
+
+int cr_runtime_release(void)
+{
+    if (cr_rt.world_state != CR_STATE_RUNNING && cr_rt.sessions == 0 && cr_rt.world_state == CR_STATE_FINALIZED)
+        stop();
+    return stop_err;
+}
+
+/* MPI_Finalize goes all the way even when a step fails (a user's attribute delete callback,
+ * say): there is no way back into MPI afterwards, so it reports the first error at the end.
+ * With sessions still open, the library stays up for them. */
+int cr_mpi_finalize(void)
+{
+    int err = cr_comm_finalize();
+    cr_rt.world_state = CR_STATE_FINALIZED;
+    int err2 = cr_runtime_release();
+    return err ? err : err2;
 }
 
 int cr_mpi_initialized(int *flag)
 {
-    *flag = cr_rt.state != CR_STATE_NOT_STARTED;
+    *flag = cr_rt.world_state != CR_STATE_NOT_STARTED;
     return MPI_SUCCESS;
 }
 
 int cr_mpi_finalized(int *flag)
 {
-    *flag = cr_rt.state == CR_STATE_FINALIZED;
+    *flag = cr_rt.world_state == CR_STATE_FINALIZED;
     return MPI_SUCCESS;
 }
 
