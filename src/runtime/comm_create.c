@@ -7,12 +7,15 @@
 #include "comm/comm.h"
 #include "comm/topo.h"
 #include "core/attr.h"
+#include "core/hwtopo.h"
+#include "core/info.h"
 #include "core/runtime.h"
 #include "comm_create.h"
 #include "cr_impl.h"
 #include "pt2pt/pt2pt.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int cr_group_new(int *world_ranks, int n, MPI_Group *out);
 
@@ -178,23 +181,78 @@ int cr_mpi_comm_split(cr_comm *comm, int color, int key, MPI_Comm *newcomm)
     return cr_comm_new(comm, ctx, w, n, rank, newcomm, NULL);
 }
 
+/* Split colors for hardware objects: the kind of object (0..7), the node and the object's id
+ * (< 2^16) apart, in a non-negative int. */
+static int hw_color(int kind, int node, int id)
+{
+    return ((kind * 4096 + (node & 4095)) << 16) | (id & 0xffff);
+}
+
+/* MPI_COMM_TYPE_HW_UNGUIDED: the largest hardware object (node, package, NUMA node, caches,
+ * core, hardware thread, coarsest first) whose processes in comm are a strict subset of comm.
+ * Processes that share an object share every coarser one too, so they all stop at the same
+ * level and agree on the color. */
+static int unguided_color(cr_comm *comm, int *color)
+{
+    enum { W = CR_HW_LEVELS + 1 }; /* node, then the levels */
+    int p = comm->size, *all = malloc((size_t)p * W * sizeof *all);
+    if (!all)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory splitting a communicator of %d processes", p);
+    int *mine = all + comm->rank * W;
+    mine[0] = cr_rt.node_of[cr_comm_world_rank(comm, comm->rank)];
+    cr_hw_place(mine + 1);
+    int err = cr_coll_allgather_auto(all, W, cr_dtype_get(MPI_INT), comm);
+    static const int coarse_first[] = {0, 1 + CR_HW_PACKAGE, 1 + CR_HW_NUMA, 1 + CR_HW_L3, 1 + CR_HW_L2,
+                                       1 + CR_HW_L1, 1 + CR_HW_CORE, 1 + CR_HW_HWTHREAD}; /* columns */
+    *color = MPI_UNDEFINED;
+    for (int i = 0; !err && i < W; i++) {
+        int col = coarse_first[i], members = 0;
+        if (col > 0 && mine[col] < 0) /* not within one object of this level */
+            continue;
+        for (int r = 0; r < p; r++)
+            members += all[r * W] == mine[0] && all[r * W + col] == mine[col];
+        if (members < p) {
+            *color = hw_color(col, mine[0], col ? mine[col] : 0);
+            break;
+        }
+    }
+    free(all);
+    return err;
+}
+
 int cr_mpi_comm_split_type(cr_comm *comm, int split_type, int key, cr_info *info, MPI_Comm *newcomm)
 {
-    (void)info;
     if (comm->inter)
         return cr_err(MPI_ERR_COMM, "comm is an intercommunicator: MPI_Comm_split_type needs an intracommunicator");
-    int color;
+    int color = MPI_UNDEFINED, node = cr_rt.node_of[cr_comm_world_rank(comm, comm->rank)], err;
     switch (split_type) {
     case MPI_UNDEFINED:
         color = MPI_UNDEFINED;
         break;
     case MPI_COMM_TYPE_SHARED: /* the processes that can share memory: this node's */
-        color = cr_rt.node_of[cr_comm_world_rank(comm, comm->rank)];
+        color = node;
         break;
+    case MPI_COMM_TYPE_HW_GUIDED: {
+        /* The level the "mpi_hw_resource_type" info value names; one Courier does not know, or
+         * none, gives MPI_COMM_NULL (MPI-4.1 section 7.4.2). */
+        const char *want = info ? cr_info_find(info, "mpi_hw_resource_type") : NULL;
+        int level = cr_hw_level_of(want), ids[CR_HW_LEVELS];
+        color = MPI_UNDEFINED;
+        if (want && !strcmp(want, "mpi_shared_memory")) {
+            color = node;
+        } else if (level >= 0) {
+            cr_hw_place(ids);
+            if (ids[level] >= 0)
+                color = hw_color(level, node, ids[level]);
+        }
+        break;
+    }
     case MPI_COMM_TYPE_HW_UNGUIDED:
-    case MPI_COMM_TYPE_HW_GUIDED:
+        if ((err = unguided_color(comm, &color)))
+            return err;
+        break;
     case MPI_COMM_TYPE_RESOURCE_GUIDED:
-        /* No finer hardware level is known: the standard's answer is MPI_COMM_NULL. */
+        /* No resources beyond the hardware's are known: the standard's answer is MPI_COMM_NULL. */
         color = MPI_UNDEFINED;
         break;
     default:

@@ -1,0 +1,96 @@
+/* split_type.c: MPI_Comm_split_type by node (MPI_COMM_TYPE_SHARED) and by hardware object
+ * (HW_GUIDED with each resource type Courier names, and HW_UNGUIDED): each result is a subset
+ * of the one for the next coarser object, unknown types give MPI_COMM_NULL everywhere. */
+#include "mpitest.h"
+
+static const char *levels[] = {"hwthread", "core", "L1cache", "L2cache", "L3cache", "numanode", "package"};
+enum { NLEVELS = 7 };
+
+/* Whether every process of a is in b. */
+static int subset(MPI_Comm a, MPI_Comm b)
+{
+    MPI_Group ga, gb, diff;
+    MPI_Comm_group(a, &ga);
+    MPI_Comm_group(b, &gb);
+    MPI_Group_difference(ga, gb, &diff);
+    int n;
+    MPI_Group_size(diff, &n);
+    MPI_Group_free(&ga);
+    MPI_Group_free(&gb);
+    MPI_Group_free(&diff);
+    return n == 0;
+}
+
+static MPI_Comm guided(MPI_Comm comm, const char *type)
+{
+    MPI_Info info;
+    MPI_Comm out;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_hw_resource_type", type);
+    CHECK_CLASS(MPI_Comm_split_type(comm, MPI_COMM_TYPE_HW_GUIDED, 0, info, &out), MPI_SUCCESS);
+    MPI_Info_free(&info);
+    return out;
+}
+
+static void check_on(MPI_Comm comm)
+{
+    int size, rank;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm node, shm, prev = MPI_COMM_NULL;
+    CHECK_CLASS(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node), MPI_SUCCESS);
+    CHECK(node != MPI_COMM_NULL, "no node communicator");
+    shm = guided(comm, "mpi_shared_memory");
+    int cmp = MPI_UNEQUAL;
+    MPI_Comm_compare(node, shm, &cmp);
+    CHECK(cmp == MPI_CONGRUENT, "mpi_shared_memory differs from MPI_COMM_TYPE_SHARED (%d)", cmp);
+    /* Finest to coarsest: every result holds the previous one and lies within the node. */
+    for (int l = 0; l < NLEVELS; l++) {
+        MPI_Comm c = guided(comm, levels[l]);
+        if (c != MPI_COMM_NULL) {
+            CHECK(subset(c, node), "%s reaches beyond the node", levels[l]);
+            if (prev != MPI_COMM_NULL)
+                CHECK(subset(prev, c), "the %s of a process is not within its %s", levels[l - 1], levels[l]);
+            int r;
+            MPI_Comm_rank(c, &r);
+            int sum = 0;
+            MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, c); /* usable */
+        }
+        if (prev != MPI_COMM_NULL)
+            MPI_Comm_free(&prev);
+        prev = c;
+    }
+    if (prev != MPI_COMM_NULL)
+        MPI_Comm_free(&prev);
+    MPI_Comm none = guided(comm, "no-such-resource");
+    CHECK(none == MPI_COMM_NULL, "an unknown resource type gave a communicator");
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &none);
+    CHECK(none == MPI_COMM_NULL, "HW_GUIDED without the info key gave a communicator");
+    MPI_Comm un;
+    CHECK_CLASS(MPI_Comm_split_type(comm, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &un), MPI_SUCCESS);
+    if (un != MPI_COMM_NULL) {
+        int n;
+        MPI_Comm_size(un, &n);
+        CHECK(n < size, "HW_UNGUIDED gave all %d processes, not a strict subset", n);
+        CHECK(subset(un, comm), "HW_UNGUIDED reaches beyond comm");
+        MPI_Comm_free(&un);
+    }
+    MPI_Comm_split_type(comm, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none);
+    CHECK(none == MPI_COMM_NULL, "MPI_UNDEFINED gave a communicator");
+    MPI_Comm_free(&node);
+    MPI_Comm_free(&shm);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    check_on(MPI_COMM_WORLD);
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &half);
+    check_on(half);
+    MPI_Comm_free(&half);
+    MPI_Comm newcomm;
+    CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &newcomm), MPI_ERR_ARG);
+    return mt_finish();
+}
