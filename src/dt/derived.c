@@ -252,6 +252,8 @@ static int finish(builder *b, const cr_dt_loop *loop, uint64_t size, MPI_Datatyp
      * each other without a gap: data paths then copy count * size bytes in one go. */
     if (loop->kind == CR_LOOP_RUN && dt->extent == (MPI_Aint)size && dt->true_lb == 0)
         dt->flags |= CR_DT_CONTIG;
+    if (loop->kind == CR_LOOP_RUN && size > 0)
+        dt->flags |= CR_DT_ONE_RUN;
     dt->basic = CR_BASIC_NONE;
     dt->category = CR_CAT_NONE;
     dt->name = NULL;
@@ -511,7 +513,7 @@ static int dup_bare(cr_dtype *oldtype, MPI_Datatype *newtype, cr_dtype **out)
     if (err)
         return err;
     /* a duplicate is committed if the original is, and keeps its basic type for reductions */
-    b.dt->flags = oldtype->flags & (CR_DT_CONTIG | CR_DT_COMMITTED | CR_DT_EXPLICIT_BOUNDS);
+    b.dt->flags = oldtype->flags & (CR_DT_CONTIG | CR_DT_ONE_RUN | CR_DT_COMMITTED | CR_DT_EXPLICIT_BOUNDS);
     b.dt->basic = oldtype->basic;
     b.dt->category = oldtype->category;
     *out = b.dt;

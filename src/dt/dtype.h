@@ -72,6 +72,8 @@ enum {
     CR_DT_PREDEFINED = 4,
     CR_DT_EXPLICIT_BOUNDS = 8, /* its bounds were set by MPI_Type_create_resized (or it holds such a type) */
     CR_DT_NAME_OWNED = 16,     /* predefined: `name` was set by MPI_Type_set_name and is malloc'd */
+    CR_DT_ONE_RUN = 32,        /* an element's data is one run of `size` bytes at true_lb (a row of a
+                                * subarray, say), whatever its extent */
 };
 
 typedef struct cr_dtype {
@@ -106,6 +108,15 @@ static inline cr_dtype *cr_dtype_get(MPI_Datatype h)
 static inline bool cr_dtype_is_contig(const cr_dtype *dt)
 {
     return dt->flags & CR_DT_CONTIG;
+}
+
+/* Whether `count` elements of dt are one run of count * size bytes at buf + true_lb: a
+ * contiguous type, or one element (or elements without gaps) of a type whose data is one run.
+ * Data paths then move them as bytes, and a rendezvous can offer their address. */
+static inline bool cr_dtype_is_contig_n(const cr_dtype *dt, MPI_Count count)
+{
+    return (dt->flags & CR_DT_CONTIG) ||
+           ((dt->flags & CR_DT_ONE_RUN) && (count <= 1 || dt->extent == (MPI_Aint)dt->size));
 }
 
 /* True when an element's data begins at the buffer address itself (so a NULL buffer with a

@@ -180,7 +180,7 @@ void cr_dtype_setup(void)
             p->block = (cr_dt_block){0, (MPI_Aint)p->size};
             dt->nblocks = 1;
             dt->blocks = &p->block;
-            dt->flags |= CR_DT_CONTIG;
+            dt->flags |= CR_DT_CONTIG | CR_DT_ONE_RUN;
         }
         dt->align = align_of(dt);
         dt->leaf = dt;

@@ -154,7 +154,7 @@ static void dt_gather_fill(cr_xgather *g, char *to, size_t n)
 /* Sends packed bytes [off, off + n) of r's message in one frame. */
 static bool send_piece(int dst, const cr_penv *env, const cr_request *r, uint64_t off, uint64_t n)
 {
-    if (CR_LIKELY(cr_dtype_is_contig(r->dt) || n == 0))
+    if (CR_LIKELY(cr_dtype_is_contig_n(r->dt, r->count) || n == 0))
         return cr_xport_send(dst, CR_XCLASS_PT2PT, (const cr_xenv *)env, (const char *)r->buf + r->dt->true_lb + off,
                              n, NULL, 0);
     dt_gather d = {{dt_gather_fill}, r, off};
@@ -353,7 +353,7 @@ static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_
  * around the ring) into a non-contiguous one. */
 static void frame_to_buffer(cr_request *r, const cr_xframe *f, uint64_t off, uint64_t n)
 {
-    if (cr_dtype_is_contig(r->dt)) {
+    if (cr_dtype_is_contig_n(r->dt, r->count)) {
         cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb + off, 0, n);
     } else if (f->n1 >= n) {
         cr_dt_unpack(r->buf, r->count, r->dt, off, f->p1, n);
@@ -716,7 +716,7 @@ int cr_pt2pt_send_start(cr_request *r)
     int dst = cr_comm_peer_world(c, r->peer);
     r->world_peer = dst;
     r->bytes = (uint64_t)r->count * (uint64_t)r->dt->size;
-    bool contig = cr_dtype_is_contig(r->dt);
+    bool contig = cr_dtype_is_contig_n(r->dt, r->count);
     /* The request's address goes on the wire only when it stays valid until the peer answers
      * (synchronous eager, rendezvous): a cancel request names a message by it. */
     cr_penv env = {.ctx = r->ctx, .src = c->rank, .tag = r->tag, .a = r->bytes, .b = (uintptr_t)r};
@@ -846,7 +846,7 @@ bool cr_pt2pt_send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest,
     /* A small contiguous message, nothing queued before it, room to send. */
     int dst = cr_comm_peer_world(comm, dest);
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
-    if (CR_LIKELY(cr_dtype_is_contig(dt) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
+    if (CR_LIKELY(cr_dtype_is_contig_n(dt, count) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
                   bytes <= cr_xport_max_frame(dst) && credit_take(dst, bytes))) {
         cr_penv env = {.ctx = ctx, .src = comm->rank, .tag = tag, .type = P_EAGER, .a = bytes};
         if (cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
