@@ -1,16 +1,16 @@
 /* alltoall_pairwise.c: all-to-all exchange in pairs, for alltoall, alltoallv and alltoallw.
  *
  * In step k (1 <= k < p) a process sends its block for rank + k and receives the block of
- * rank - k; its own block is a local copy. Steps run WINDOW at a time, so at most WINDOW pairs
- * of messages per process are in flight: every process talks to a different peer in each step
- * (no peer is flooded by everyone at once) and memory for early messages stays bounded at any
- * process count. Cost: (p-1) (alpha + n beta), with up to WINDOW steps overlapped.
+ * rank - k; its own block is a local copy. Steps run a window (CR_COLL_ALLTOALL_WINDOW) at a
+ * time, so at most that many pairs of messages per process are in flight: every process talks
+ * to a different peer in each step (no peer is flooded by everyone at once) and memory for
+ * early messages stays bounded at any process count. Cost: (p-1) (alpha + n beta), with up to
+ * a window of steps overlapped.
  *
  * In place (sendbuf = MPI_IN_PLACE), the blocks to send are first packed from the receive
  * buffer into scratch, since receiving overwrites them. */
 #include "coll.h"
 
-#define WINDOW 8
 
 void cr_coll_alltoall_pairwise(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer)
 {
@@ -48,7 +48,7 @@ void cr_coll_alltoall_pairwise(cr_sched *s, const cr_coll_call *a, cr_coll_peer_
         cr_coll_block bt, bf;
         peer(a, to, &bt);
         peer(a, from, &bf);
-        if ((k - 1) % WINDOW == 0)
+        if ((k - 1) % CR_COLL_ALLTOALL_WINDOW == 0)
             cr_sched_fence(s);
         cr_sched_recv(s, bf.rbuf, bf.rcount, bf.rdt, from);
         if (in_place)

@@ -173,6 +173,9 @@ typedef struct cr_coll_block {
     cr_dtype *rdt;
 } cr_coll_block;
 typedef void cr_coll_peer_fn(const cr_coll_call *a, int peer, cr_coll_block *b);
+/* Pairwise exchanges run this many steps at a time: at most that many pairs in flight, so the
+ * memory for early messages stays bounded at any process count. */
+#define CR_COLL_ALLTOALL_WINDOW 8
 void cr_coll_alltoall_pairwise(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
 void cr_coll_inter_alltoall(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
 

@@ -135,8 +135,10 @@ void cr_coll_inter_reduce_scatter(cr_sched *s, const cr_coll_call *a)
     bool block = a->rcounts.p == NULL;
     MPI_Count total = 0;
     int64_t *counts = cr_sched_scratch(s, 2 * (size_t)p * sizeof *counts), *displs = counts ? counts + p : NULL;
-    if (!counts)
+    if (!counts) { /* the schedule fails; its group's local tags must still move on together */
+        cr_sched_local(s, true);
         return;
+    }
     for (int i = 0; i < p; i++) {
         counts[i] = block ? a->rcount : cr_cvec_at(a->rcounts, (size_t)i);
         displs[i] = total;
@@ -201,10 +203,12 @@ void cr_coll_inter_alltoall(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn 
 {
     /* Pairwise, over the larger group: at step i this process sends to remote rank + i and
      * receives from remote rank - i (mod the larger size), which are the ones that, at the same
-     * step, receive from it and send to it. All steps are posted at once. */
+     * step, receive from it and send to it. */
     int q = s->comm->remote_size, big = CR_MAX(s->size, q);
     for (int i = 0; i < big; i++) {
         int to = (s->rank + i) % big, from = (s->rank - i + big) % big;
+        if (i && i % CR_COLL_ALLTOALL_WINDOW == 0) /* a window of steps at a time, as intra */
+            cr_sched_fence(s);
         cr_coll_block b;
         if (from < q) {
             peer(a, from, &b);

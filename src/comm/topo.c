@@ -223,12 +223,18 @@ int cr_topo_grid_size(const cr_comm *c, int ndims, const int *dims, int *n)
     return MPI_SUCCESS;
 }
 
+int cr_topo_check_intra(const cr_comm *comm, const char *call)
+{
+    return comm->inter ? cr_err(MPI_ERR_COMM, "comm is an intercommunicator: %s needs an intracommunicator", call)
+                       : MPI_SUCCESS;
+}
+
 /* Without reordering, a process keeps its rank if the grid has room for it. */
 int cr_mpi_cart_map(cr_comm *comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
     (void)periods;
-    int n, err = cr_topo_grid_size(comm, ndims, dims, &n);
-    if (err)
+    int n, err = cr_topo_check_intra(comm, "MPI_Cart_map");
+    if (err || (err = cr_topo_grid_size(comm, ndims, dims, &n)))
         return err;
     *newrank = comm->rank < n ? comm->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
@@ -322,6 +328,9 @@ int cr_mpi_graph_neighbors(cr_comm *comm, int rank, int maxneighbors, int neighb
 int cr_mpi_graph_map(cr_comm *comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
     (void)index, (void)edges;
+    int err = cr_topo_check_intra(comm, "MPI_Graph_map");
+    if (err)
+        return err;
     if (nnodes <= 0 || nnodes > comm->size)
         return cr_err(MPI_ERR_ARG, "invalid nnodes=%d: must be in [1, %d]", nnodes, comm->size);
     *newrank = comm->rank < nnodes ? comm->rank : MPI_UNDEFINED;

@@ -47,4 +47,8 @@ int cr_topo_cart_rank(const cr_topo *t, const int *coords);
 /* Coordinates of `rank`. */
 void cr_topo_cart_coords(const cr_topo *t, int rank, int *coords);
 
+/* MPI_ERR_COMM naming `call` when comm is an intercommunicator (topologies live on
+ * intracommunicators only). */
+int cr_topo_check_intra(const cr_comm *comm, const char *call);
+
 #endif

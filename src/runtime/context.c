@@ -8,11 +8,11 @@
  *      and each process marks it used at once if it still is free (another agreement of this
  *      process may have taken it since the bitmap was read: nonblocking ones run in the
  *      background, and blocking ones make progress on them while they wait);
- *   2. the MAX of (0, or 1 when the candidate was taken meanwhile, or 2 when no slot is free;
- *      the slot's epoch here): 0 everywhere takes the slot, with an epoch one more than the
- *      largest any member used (comm.h: a message still in flight for a freed communicator
- *      carries an older epoch, and pt2pt drops it instead of matching it on the new one);
- *      otherwise the marks are undone and the next round starts.
+ *   2. the MAX of (ok, none free, or taken meanwhile; the slot's epoch here; a random draw):
+ *      ok everywhere takes the slot, with an epoch one more than the largest any member used
+ *      (comm.h: a message still in flight for a freed communicator carries an older epoch, and
+ *      pt2pt drops it instead of matching it on the new one); otherwise the marks are undone
+ *      and the next round starts, picking its candidate by the draw (round_pick).
  * No agreement waits for another, or holds anything while it waits for its own members, so
  * agreements in flight at once (on different communicators, in any order) cannot deadlock;
  * a round fails only when two of them picked the same slot at one process, and the retry
@@ -20,6 +20,7 @@
 #include "coll/coll.h"
 #include "comm/comm.h"
 #include "comm_create.h"
+#include "core/runtime.h"
 #include "cr_impl.h"
 
 #include <stdlib.h>
@@ -30,14 +31,31 @@
 static uint64_t slot_used[WORDS] = {3}; /* slots 0 and 1: world and self */
 static uint32_t slot_epoch[SLOTS];      /* the epoch this process last used for each slot */
 
-enum { ROUND_OK = 0, ROUND_TAKEN = 1, ROUND_FULL = 2 };
+/* Verdicts, in the order MAX settles them: retrying beats giving up while some process still
+ * has a slot marked by a round in flight (it may be undone). */
+enum { ROUND_OK = 0, ROUND_FULL = 1, ROUND_TAKEN = 2 };
+
+static int marked_in_flight; /* slots marked by rounds not settled yet, at this process */
 
 typedef struct slot_round {
     uint64_t mask[WORDS];
-    uint32_t verdict[2]; /* ROUND_*, and the candidate's epoch here */
+    uint32_t verdict[3]; /* ROUND_*; the candidate's epoch here; a random draw */
     int slot;            /* the candidate, or -1 */
     bool marked;         /* this process marked the candidate used */
+    uint32_t draw;       /* after a round that failed: the largest draw of its members */
+    int rounds;          /* rounds done */
 } slot_round;
+
+/* A draw for the next round's choice: rounds of different agreements that collided pick
+ * differently next time (see round_pick). */
+static uint32_t random_draw(void)
+{
+    static uint64_t x;
+    if (!x)
+        x = (uint64_t)cr_rt.rank * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)&x ^ 0x2545f4914f6cdd1dull;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+    return (uint32_t)(x >> 32);
+}
 
 static void round_begin(slot_round *r)
 {
@@ -46,15 +64,33 @@ static void round_begin(slot_round *r)
     r->marked = false;
 }
 
-/* After the first allreduce: picks the candidate and marks it. */
+/* After the first allreduce: picks the candidate and marks it. The first round takes the
+ * lowest slot free everywhere (slots stay compact). After a collision it takes the k-th free
+ * slot, k from the members' largest draw: every member of one agreement picks the same, and
+ * two agreements that keep meeting at one process (started in opposite orders at two
+ * processes, say) pick apart instead of colliding on the same lowest slot for ever. */
 static void round_pick(slot_round *r)
 {
+    int free_slots = 0;
+    for (int i = 0; i < WORDS; i++)
+        free_slots += __builtin_popcountll(r->mask[i]);
+    int k = r->rounds && free_slots ? (int)(r->draw % (uint32_t)free_slots) : 0;
     r->slot = -1;
-    for (int i = 0; i < WORDS && r->slot < 0; i++)
-        if (r->mask[i])
-            r->slot = i * 64 + __builtin_ctzll(r->mask[i]);
-    if (r->slot < 0) {
-        r->verdict[0] = ROUND_FULL;
+    for (int i = 0; i < WORDS && r->slot < 0; i++) {
+        int n = __builtin_popcountll(r->mask[i]);
+        if (k >= n) {
+            k -= n;
+            continue;
+        }
+        uint64_t m = r->mask[i];
+        while (k--)
+            m &= m - 1; /* drop the lowest set bit */
+        r->slot = i * 64 + __builtin_ctzll(m);
+    }
+    r->rounds++;
+    r->verdict[2] = random_draw();
+    if (r->slot < 0) { /* none free everywhere: for good, unless marks in flight may go away */
+        r->verdict[0] = marked_in_flight ? ROUND_TAKEN : ROUND_FULL;
         r->verdict[1] = 0;
         return;
     }
@@ -65,18 +101,21 @@ static void round_pick(slot_round *r)
     } else {
         slot_used[r->slot / 64] |= bit;
         r->marked = true;
+        marked_in_flight++;
         r->verdict[0] = ROUND_OK;
     }
 }
 
 static void round_undo(slot_round *r)
 {
-    if (r->marked)
+    if (r->marked) {
         slot_used[r->slot / 64] &= ~(1ull << (r->slot % 64));
+        marked_in_flight--;
+    }
     r->marked = false;
 }
 
-/* After the second allreduce: true with *ctx when agreed; false to go again; or an error. */
+/* After the second allreduce: *done with *ctx when agreed; not done to go again; or an error. */
 static int round_end(slot_round *r, uint32_t *ctx, bool *done)
 {
     *done = false;
@@ -84,10 +123,13 @@ static int round_end(slot_round *r, uint32_t *ctx, bool *done)
         uint32_t epoch = (r->verdict[1] + 1) & CR_CTX_EPOCH_MASK;
         slot_epoch[r->slot] = epoch;
         *ctx = CR_CTX_MAKE(epoch, r->slot);
+        marked_in_flight--; /* settled: the mark stays */
+        r->marked = false;
         *done = true;
         return MPI_SUCCESS;
     }
     round_undo(r);
+    r->draw = r->verdict[2];
     if (r->verdict[0] == ROUND_FULL)
         return cr_err(MPI_ERR_OTHER, "no context id is free in all processes (%d communicators exist)", SLOTS);
     return MPI_SUCCESS;
@@ -95,14 +137,14 @@ static int round_end(slot_round *r, uint32_t *ctx, bool *done)
 
 int cr_comm_slot_agree(cr_comm_allreduce_fn *allreduce, void *arg, uint32_t *ctx)
 {
-    slot_round r;
+    slot_round r = {.rounds = 0};
     for (;;) {
         round_begin(&r);
         int err = allreduce(r.mask, WORDS, cr_dtype_get(MPI_UINT64_T), cr_op_get(MPI_BAND), arg);
         if (err)
             return err;
         round_pick(&r);
-        if ((err = allreduce(r.verdict, 2, cr_dtype_get(MPI_UINT32_T), cr_op_get(MPI_MAX), arg))) {
+        if ((err = allreduce(r.verdict, 3, cr_dtype_get(MPI_UINT32_T), cr_op_get(MPI_MAX), arg))) {
             round_undo(&r);
             return err;
         }
@@ -187,7 +229,7 @@ static int agreement_advance(agreement *ag)
             if ((err = sub_finish(ag)))
                 return err;
             round_pick(&ag->round);
-            sub_start(ag, ag->round.verdict, 2, cr_dtype_get(MPI_UINT32_T), cr_op_get(MPI_MAX));
+            sub_start(ag, ag->round.verdict, 3, cr_dtype_get(MPI_UINT32_T), cr_op_get(MPI_MAX));
             ag->phase = 2;
             break;
         default: {

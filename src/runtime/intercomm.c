@@ -88,13 +88,28 @@ static int bridge_allreduce(void *buf, int count, cr_dtype *dt, cr_op *op, void 
 }
 
 /* Each group learns the other's members (world ranks, in rank order): *theirs (allocated) and
- * *m. `mine` (n of them) is significant at the leader. */
-static int swap_members(const bridge *b, const int *mine, int n, int **theirs, int *m)
+ * *m. `mine` (n of them) is significant at the leader. A leader that found its own arguments
+ * wrong (leader_err) tells its group instead of trading, so that no process of the group waits
+ * for an exchange that will never come; they all return an error of the same class. */
+static int swap_members(const bridge *b, const int *mine, int n, int **theirs, int *m, int leader_err)
 {
     cr_dtype *int_t = cr_dtype_get(MPI_INT);
-    int err = swap(b, &n, 1, m, 1, int_t);
-    if (err)
+    int err = MPI_SUCCESS;
+    if (is_leader(b)) {
+        if (leader_err) {
+            int cls;
+            cr_mpi_error_class(leader_err, &cls);
+            *m = -cls;
+        } else {
+            err = trade(b, &n, 1, m, 1, int_t);
+        }
+    }
+    if (err || (err = pass_on(b, m, 1, int_t)))
         return err;
+    if (*m < 0)
+        return leader_err ? leader_err
+                          : cr_err(-*m, "the local leader (rank %d of local_comm) found its peer_comm or "
+                                        "remote_leader wrong", b->leader);
     if (!(*theirs = malloc((size_t)(*m > 0 ? *m : 1) * sizeof **theirs)))
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", *m);
     if ((err = swap(b, mine, n, *theirs, *m, int_t))) {
@@ -128,6 +143,22 @@ static int inter_new(cr_comm *parent, uint32_t ctx, cr_comm *local, int *theirs,
     return MPI_SUCCESS;
 }
 
+/* The leader's own arguments of MPI_Intercomm_create (significant there only); sets b->peer. */
+static int check_leader(bridge *b, const cr_comm *local_comm, MPI_Comm peer_comm)
+{
+    if (!(b->peer = cr_comm_get(peer_comm)))
+        return cr_err_bad_handle(MPI_ERR_COMM, "communicator", (uintptr_t)peer_comm, "peer_comm");
+    int rl = b->remote_leader;
+    if (rl < 0 || rl >= b->peer->remote_size)
+        return cr_err(MPI_ERR_RANK, "invalid remote_leader=%d: peer_comm has ranks 0..%d", rl, b->peer->remote_size - 1);
+    int w = cr_comm_peer_world(b->peer, rl);
+    for (int r = 0; r < local_comm->size; r++)
+        if (cr_comm_world_rank(local_comm, r) == w)
+            return cr_err(MPI_ERR_RANK, "remote_leader=%d of peer_comm is in local_comm (its rank %d): the leaders "
+                                        "must be in different groups", rl, r);
+    return MPI_SUCCESS;
+}
+
 int cr_mpi_intercomm_create(cr_comm *local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                             MPI_Comm *newintercomm)
 {
@@ -138,20 +169,11 @@ int cr_mpi_intercomm_create(cr_comm *local_comm, int local_leader, MPI_Comm peer
         return cr_err(MPI_ERR_RANK, "invalid local_leader=%d: local_comm has ranks 0..%d", local_leader,
                       local_comm->size - 1);
     bridge b = {local_comm, local_leader, NULL, remote_leader, LEADER_TAG(tag)};
-    if (is_leader(&b)) { /* peer_comm and remote_leader matter only here */
-        if (!(b.peer = cr_comm_get(peer_comm)))
-            return cr_err_bad_handle(MPI_ERR_COMM, "communicator", (uintptr_t)peer_comm, "peer_comm");
-        if (remote_leader < 0 || remote_leader >= b.peer->remote_size)
-            return cr_err(MPI_ERR_RANK, "invalid remote_leader=%d: peer_comm has ranks 0..%d", remote_leader,
-                          b.peer->remote_size - 1);
-        if (!b.peer->inter && remote_leader == b.peer->rank)
-            return cr_err(MPI_ERR_RANK, "remote_leader=%d is this process (the local leader) in peer_comm",
-                          remote_leader);
-    }
+    int leader_err = is_leader(&b) ? check_leader(&b, local_comm, peer_comm) : MPI_SUCCESS;
     int *mine = cr_comm_world_ranks_of(local_comm), *theirs = NULL, m = 0;
     if (!mine)
         return cr_err(MPI_ERR_NO_MEM, "out of memory creating an intercommunicator");
-    int err = swap_members(&b, mine, local_comm->size, &theirs, &m);
+    int err = swap_members(&b, mine, local_comm->size, &theirs, &m, leader_err);
     free(mine);
     if (err)
         return err;
@@ -317,7 +339,8 @@ int cr_comm_inter_split(cr_comm *ic, int color, int key, MPI_Comm *newcomm)
     int k = theirs && color != MPI_UNDEFINED ? cr_comm_color_members(rall, m, color, ic->remote_world_ranks, theirs)
                                              : 0;
     free(all);
-    if (!theirs) {
+    if (!theirs || k < 0) {
+        free(theirs);
         cr_comm_slot_release(ctx);
         if (lh != MPI_COMM_NULL)
             cr_mpi_comm_free(&lh);
@@ -337,7 +360,7 @@ int cr_comm_inter_create(cr_comm *ic, cr_group *group, MPI_Comm *newcomm)
     for (int i = 0; i < group->size; i++)
         gw[i] = group->world_ranks ? group->world_ranks[i] : i;
     bridge b = inter_bridge(ic);
-    err = swap_members(&b, gw, group->size, &theirs, &m);
+    err = swap_members(&b, gw, group->size, &theirs, &m, MPI_SUCCESS);
     free(gw);
     uint32_t ctx;
     if (err || (err = cr_comm_slot_agree(bridge_allreduce, &b, &ctx))) {

@@ -20,13 +20,6 @@ static int first_n(cr_comm *comm, int n, MPI_Comm *out)
     return cr_mpi_comm_split(comm, comm->rank < n ? 0 : MPI_UNDEFINED, comm->rank, out);
 }
 
-/* Topologies live on intracommunicators only. */
-static int check_intra(const cr_comm *comm, const char *call)
-{
-    return comm->inter ? cr_err(MPI_ERR_COMM, "comm is an intercommunicator: %s needs an intracommunicator", call)
-                       : MPI_SUCCESS;
-}
-
 static int attach_failed(MPI_Comm *h, int err)
 {
     cr_mpi_comm_free(h);
@@ -37,7 +30,7 @@ int cr_mpi_cart_create(cr_comm *comm, int ndims, const int dims[], const int per
                        MPI_Comm *comm_cart)
 {
     (void)reorder;
-    int n, err = check_intra(comm, "MPI_Cart_create");
+    int n, err = cr_topo_check_intra(comm, "MPI_Cart_create");
     if (err || (err = cr_topo_grid_size(comm, ndims, dims, &n)))
         return err;
     err = first_n(comm, n, comm_cart);
@@ -81,7 +74,7 @@ int cr_mpi_graph_create(cr_comm *comm, int nnodes, const int index[], const int 
                         MPI_Comm *comm_graph)
 {
     (void)reorder;
-    int err0 = check_intra(comm, "MPI_Graph_create");
+    int err0 = cr_topo_check_intra(comm, "MPI_Graph_create");
     if (err0)
         return err0;
     if (nnodes < 0 || nnodes > comm->size)
@@ -130,7 +123,7 @@ int cr_mpi_dist_graph_create_adjacent(cr_comm *comm, int indegree, const int sou
                                       cr_info *info, int reorder, MPI_Comm *comm_dist_graph)
 {
     (void)info, (void)reorder;
-    int err0 = check_intra(comm, "MPI_Dist_graph_create_adjacent");
+    int err0 = cr_topo_check_intra(comm, "MPI_Dist_graph_create_adjacent");
     if (err0)
         return err0;
     if (indegree < 0 || outdegree < 0)
@@ -167,7 +160,7 @@ int cr_mpi_dist_graph_create(cr_comm *comm, int n, const int sources[], const in
                              const int weights[], cr_info *info, int reorder, MPI_Comm *comm_dist_graph)
 {
     (void)info, (void)reorder;
-    int p = comm->size, err = check_intra(comm, "MPI_Dist_graph_create");
+    int p = comm->size, err = cr_topo_check_intra(comm, "MPI_Dist_graph_create");
     if (err)
         return err;
     if (n < 0)
