@@ -35,6 +35,7 @@ HANDLE_IN = {
     "INFO": ("cr_info", "cr_check_info"),
     "ERRHANDLER": ("cr_errhandler", "cr_check_errhandler"),
     "SESSION": ("cr_session", "cr_check_session"),
+    "WINDOW": ("cr_win", "cr_check_win"),
 }
 # Kinds whose objects carry an error handler, in the order a call's errors prefer them.
 ERROBJ_KINDS = ["COMMUNICATOR", "WINDOW", "FILE", "SESSION"]

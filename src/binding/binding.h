@@ -34,6 +34,7 @@ int cr_check_group(MPI_Group h, const char *arg, int flags, cr_group **out);
 int cr_check_info(MPI_Info h, const char *arg, int flags, cr_info **out);
 int cr_check_errhandler(MPI_Errhandler h, const char *arg, int flags, cr_errhandler **out);
 int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out);
+int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out);
 int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out);
 int cr_check_op(MPI_Op h, const char *arg, int flags, cr_op **out);
 int cr_check_buffer_fail(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg);
@@ -83,12 +84,11 @@ static inline cr_errobj *cr_errobj_of_comm(MPI_Comm h)
     return c ? &c->eo : NULL;
 }
 
-/* Windows and files get objects in later chapters; until then their errors go to the default
- * target (MPI_COMM_SELF). */
+/* Files get objects in a later chapter; until then their errors go to the default target
+ * (MPI_COMM_SELF). Windows and sessions start with their cr_errobj. */
 static inline cr_errobj *cr_errobj_of_window(uintptr_t h)
 {
-    (void)h;
-    return NULL;
+    return cr_handle_get(h, CR_KIND_WIN);
 }
 static inline cr_errobj *cr_errobj_of_file(uintptr_t h)
 {
@@ -97,7 +97,7 @@ static inline cr_errobj *cr_errobj_of_file(uintptr_t h)
 }
 static inline cr_errobj *cr_errobj_of_session(uintptr_t h)
 {
-    return cr_handle_get(h, CR_KIND_SESSION); /* a session starts with its cr_errobj */
+    return cr_handle_get(h, CR_KIND_SESSION);
 }
 
 #endif

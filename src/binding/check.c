@@ -77,6 +77,16 @@ int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out
     return MPI_SUCCESS;
 }
 
+int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out)
+{
+    (void)flags;
+    cr_win *w = cr_handle_get((uintptr_t)h, CR_KIND_WIN);
+    if (!w)
+        return cr_err_bad_handle(MPI_ERR_WIN, "window", (uintptr_t)h, arg);
+    *out = w;
+    return MPI_SUCCESS;
+}
+
 int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
 {
     return cr_dtype_check(h, arg, flags & CR_CHECK_COMMITTED, out);

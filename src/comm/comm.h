@@ -104,6 +104,9 @@ void cr_comm_release(cr_comm *c);
  * user handler made for another kind of object. */
 int cr_errhandler_attach(cr_errhandler **slot, cr_errhandler *eh, cr_kind objkind);
 
+/* A new user handle for `eh` (MPI_*_get_errhandler). */
+int cr_errhandler_get(cr_errhandler *eh, MPI_Errhandler *errhandler);
+
 /* Library load: registers the predefined communicators and groups. */
 void cr_comm_setup(void);
 /* MPI_Init: fills MPI_COMM_WORLD and MPI_COMM_SELF for this process. */

@@ -67,12 +67,16 @@ int cr_mpi_comm_set_errhandler(cr_comm *comm, cr_errhandler *errhandler)
     return cr_errhandler_attach(&comm->eo.errh, errhandler, CR_KIND_COMM);
 }
 
+int cr_errhandler_get(cr_errhandler *eh, MPI_Errhandler *errhandler)
+{
+    cr_obj_ref(eh); /* the user's new handle, freed with MPI_Errhandler_free */
+    *errhandler = (MPI_Errhandler)(uintptr_t)eh->obj.handle;
+    return MPI_SUCCESS;
+}
+
 int cr_mpi_comm_get_errhandler(cr_comm *comm, MPI_Errhandler *errhandler)
 {
-    /* The caller receives a new reference, which it releases with MPI_Errhandler_free. */
-    cr_obj_ref(comm->eo.errh);
-    *errhandler = (MPI_Errhandler)(uintptr_t)comm->eo.errh->obj.handle;
-    return MPI_SUCCESS;
+    return cr_errhandler_get(comm->eo.errh, errhandler);
 }
 
 /* Files: until MPI I/O exists there are no file objects, but MPI_FILE_NULL's handler (the

@@ -171,9 +171,7 @@ int cr_mpi_session_set_errhandler(cr_session *session, cr_errhandler *errhandler
 
 int cr_mpi_session_get_errhandler(cr_session *session, MPI_Errhandler *errhandler)
 {
-    cr_obj_ref(session->eo.errh);
-    *errhandler = (MPI_Errhandler)(uintptr_t)session->eo.errh->obj.handle;
-    return MPI_SUCCESS;
+    return cr_errhandler_get(session->eo.errh, errhandler);
 }
 
 int cr_mpi_session_call_errhandler(cr_session *session, int errorcode)

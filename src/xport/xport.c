@@ -119,14 +119,17 @@ static int self_poll(void)
     return got;
 }
 
-/* Our own memory: a plain copy. */
-static int self_read(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote)
+/* Our own memory: a plain copy, from remote to local (read) or back (write). */
+static int self_move(const struct iovec *local, int nlocal, const struct iovec *remote, int nremote, bool write)
 {
-    (void)peer;
     size_t li = 0, lo = 0, ri = 0, ro = 0;
     while ((int)li < nlocal && (int)ri < nremote) {
         size_t n = CR_MIN(local[li].iov_len - lo, remote[ri].iov_len - ro);
-        memcpy((char *)local[li].iov_base + lo, (char *)remote[ri].iov_base + ro, n);
+        char *l = (char *)local[li].iov_base + lo, *r = (char *)remote[ri].iov_base + ro;
+        if (write)
+            memcpy(r, l, n);
+        else
+            memcpy(l, r, n);
         lo += n;
         ro += n;
         if (lo == local[li].iov_len)
@@ -137,13 +140,26 @@ static int self_read(int peer, const struct iovec *local, int nlocal, const stru
     return 0;
 }
 
+static int self_read(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote)
+{
+    (void)peer;
+    return self_move(local, nlocal, remote, nremote, false);
+}
+
+static int self_write(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote)
+{
+    (void)peer;
+    return self_move(local, nlocal, remote, nremote, true);
+}
+
 static bool self_yes(int peer)
 {
     (void)peer;
     return true;
 }
 
-static const cr_xport_ops self_ops = {"self", self_send, self_send_gather, self_max_frame, self_read, self_yes, self_yes};
+static const cr_xport_ops self_ops = {"self",    self_send,  self_send_gather, self_max_frame,
+                                      self_read, self_write, self_yes,         self_yes};
 
 /* ----------------------------------------------------------------- routing */
 
@@ -210,6 +226,17 @@ int cr_xport_read(int src, const struct iovec *local, int nlocal, const struct i
 {
     const route *r = &X.routes[src];
     return r->ops->read(r->peer, local, nlocal, remote, nremote);
+}
+
+void cr_xport_wake_node(void)
+{
+    cr_shm_wake_sleepers();
+}
+
+int cr_xport_write(int dst, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote)
+{
+    const route *r = &X.routes[dst];
+    return r->ops->write(r->peer, local, nlocal, remote, nremote);
 }
 
 bool cr_xport_can_read(int peer)

@@ -76,6 +76,7 @@ typedef struct cr_xport_ops {
     bool (*send_gather)(int peer, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g);
     size_t (*max_frame)(int peer);
     int (*read)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
+    int (*write)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
     bool (*can_read)(int peer);       /* single copy is the policy towards it */
     bool (*pull_preferred)(int peer); /* single copy is better now (see cr_xport_pull_preferred) */
 } cr_xport_ops;
@@ -94,6 +95,12 @@ int cr_xport_poll(void);
 /* Copies remote memory of world rank `src` into local memory, in one go (single copy).
  * Returns 0, or -1 when this transport cannot (then the caller falls back to frames). */
 int cr_xport_read(int src, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
+/* Wakes this node's processes that sleep in cr_xport_sleep, after changing shared memory one of
+ * them may wait on without a frame to ring its bell (one-sided locks and counters). */
+void cr_xport_wake_node(void);
+/* The other way: local memory into world rank `dst`'s (one-sided operations on memory the
+ * target did not allocate in shared memory). 0, or -1 when this transport cannot. */
+int cr_xport_write(int dst, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
 /* True when cr_xport_read may work towards `peer` (it may still fail once, then never again). */
 bool cr_xport_can_read(int peer);
 /* True when the receiver of a large message from `peer` should read it itself rather than ask

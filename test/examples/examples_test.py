@@ -59,6 +59,15 @@ def halo(a):
             assert m and float(m.group(1)) == 0.0, out
 
 
+@case
+def shared_primes(a):
+    """A shared-memory window hands out blocks and collects counts: the serial count, every block once."""
+    for n in (1, 3, 4, 8):
+        out = run(a, n, "shared_primes", "200000")
+        m = re.search(r"primes below 200000: (\d+) \(serial count (\d+)\), (\d+) blocks taken", out)
+        assert m and m.group(1) == m.group(2) == "17984" and m.group(3) == "20", out
+
+
 PALETTE = set(" .:-=+*#%@")
 
 

@@ -670,9 +670,10 @@ void cr_shm_wake_sleepers(void)
             ring_bell(&S.procs[p]);
 }
 
-/* One copy from a peer's memory to ours. process_vm_readv may copy less than asked (large
- * transfers, page faults on the far side); continue from where it stopped. */
-static int shm_read(int peer, const struct iovec *liov, int nl, const struct iovec *riov, int nr)
+/* One copy between a peer's memory and ours: reads it, or writes it (one-sided put).
+ * process_vm_readv/writev may copy less than asked (large transfers, page faults on the far
+ * side); continue from where it stopped. */
+static int shm_move(int peer, const struct iovec *liov, int nl, const struct iovec *riov, int nr, bool write)
 {
     if (!S.cma_ok)
         return -1;
@@ -687,7 +688,8 @@ static int shm_read(int peer, const struct iovec *liov, int nl, const struct iov
         left += l[i].iov_len;
     pid_t pid = S.procs[peer].pid;
     while (left) {
-        ssize_t got = process_vm_readv(pid, lp, (unsigned long)nl, rp, (unsigned long)nr, 0);
+        ssize_t got = write ? process_vm_writev(pid, lp, (unsigned long)nl, rp, (unsigned long)nr, 0)
+                            : process_vm_readv(pid, lp, (unsigned long)nl, rp, (unsigned long)nr, 0);
         if (got <= 0) {
             if (got < 0 && errno == EINTR)
                 continue;
@@ -719,4 +721,15 @@ static int shm_read(int peer, const struct iovec *liov, int nl, const struct iov
     return 0;
 }
 
-const cr_xport_ops cr_shm_ops = {"shm", shm_send, shm_send_gather, shm_max_frame, shm_read, shm_can_read, shm_pull_preferred};
+static int shm_read(int peer, const struct iovec *liov, int nl, const struct iovec *riov, int nr)
+{
+    return shm_move(peer, liov, nl, riov, nr, false);
+}
+
+static int shm_write(int peer, const struct iovec *liov, int nl, const struct iovec *riov, int nr)
+{
+    return shm_move(peer, liov, nl, riov, nr, true);
+}
+
+const cr_xport_ops cr_shm_ops = {"shm",    shm_send,     shm_send_gather, shm_max_frame,
+                                 shm_read, shm_write,    shm_can_read,    shm_pull_preferred};

@@ -44,8 +44,10 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRHANDLER_NULL), MPI_ERR_ERRHANDLER);
 
     /* Unsupported procedures say so and name themselves. */
-    rc = CHECK_CLASS(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_UNSUPPORTED_OPERATION);
-    CHECK(mt_string_has(rc, "MPI_Win_fence"), "unsupported message does not name the call");
+    rc = CHECK_CLASS(MPI_File_delete("courier-no-such-file", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(mt_string_has(rc, "MPI_File_delete"), "unsupported message does not name the call");
+    rc = CHECK_CLASS(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN);
+    CHECK(mt_string_has(rc, "MPI_Win_fence") && mt_string_has(rc, "MPI_WIN_NULL"), "message");
 
     /* A user handler gets the communicator and the code; the call still returns the code. */
     MPI_Errhandler mine;

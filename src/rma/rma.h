@@ -1,0 +1,82 @@
+/* rma.h: one-sided communication: windows (win.c), their operations (ops.c) and
+ * synchronisation (sync.c). See doc/design/rma.md.
+ *
+ * On one node, memory is memory. Windows allocated by Courier (MPI_Win_allocate,
+ * MPI_Win_allocate_shared) live in one node-shared segment, mapped by every process of the
+ * window, so a put is a copy into the target's part and a get a copy out of it. Windows over
+ * the user's memory (MPI_Win_create, MPI_Win_create_dynamic) are reached by single copy
+ * (cr_xport_read/cr_xport_write, cross-memory attach). Every operation is complete when its
+ * call returns, at origin and target, which the standard allows: flushes and the end of epochs
+ * then only order memory. Accumulates on one target are atomic with respect to each other
+ * under that target's lock word in a small shared control block (one per process), which also
+ * holds the passive-target lock and the counters of post/start/complete/wait.
+ *
+ * Invariants:
+ *   - `comm` is a duplicate of the creating communicator, held by the window: its collectives
+ *     (fence, free) never meet the user's;
+ *   - base_of[r] is where process r's memory is in this process's address space when
+ *     direct[r], else its address in r's (reached by single copy);
+ *   - dynamic windows have base 0 everywhere: a displacement is an address (MPI_Get_address). */
+#ifndef CR_RMA_H
+#define CR_RMA_H
+
+#include "comm/comm.h"
+#include "core/attr.h"
+#include "dt/dtype.h"
+
+#include <stdatomic.h>
+
+/* A process's control words, shared with the window's other processes. */
+typedef struct cr_win_ctl {
+    _Atomic uint32_t lock;      /* passive target: CR_WIN_WRITER, or the number of readers */
+    _Atomic uint32_t acc;       /* accumulates on this process's memory: 1 while one runs */
+    _Atomic uint32_t posts;     /* MPI_Win_post calls that named this process (origin side) */
+    _Atomic uint32_t completes; /* MPI_Win_complete calls towards this process (target side) */
+    char pad[48];
+} cr_win_ctl;
+
+#define CR_WIN_WRITER 0x80000000u
+
+/* The window's info hints (MPI-4.1 section 12.2.1), as MPI_Win_get_info reports them. */
+typedef struct cr_win_hints {
+    bool no_locks, same_size, same_disp_unit, alloc_shared_noncontig;
+    char accumulate_ordering[64];
+    char accumulate_ops[32];
+} cr_win_hints;
+
+typedef struct cr_win {
+    cr_errobj eo;
+    cr_comm *comm;
+    int flavor; /* MPI_WIN_FLAVOR_* */
+    int rank, size;
+    void *base; /* this process's memory */
+    MPI_Aint bytes;
+    int disp_unit;
+    char **base_of; /* per process (see above) */
+    MPI_Aint *bytes_of;
+    int *unit_of;
+    bool *direct;
+    void *seg; /* the mapped node segment: control block, then allocated memory */
+    size_t seg_bytes;
+    cr_win_ctl *ctl; /* ctl[r]: process r's control words */
+    int *held;       /* passive target: the lock this process holds at each process (0 for none) */
+    int *start_group, nstart; /* the access epoch of MPI_Win_start: its targets */
+    int npost;                /* the exposure epoch of MPI_Win_post: how many origins */
+    uint32_t posts_seen, completes_seen;
+    cr_win_hints hints;
+    cr_attr *attrs;
+    char name[MPI_MAX_OBJECT_NAME];
+} cr_win;
+
+static inline cr_win *cr_win_get(MPI_Win h)
+{
+    return (cr_win *)cr_handle_get((uintptr_t)h, CR_KIND_WIN);
+}
+
+/* Where displacement `disp` of process `target` is (see base_of), and MPI_ERR_RMA_RANGE when
+ * `span` bytes from there leave its window. */
+int cr_win_target(cr_win *w, int target, MPI_Aint disp, MPI_Aint lo, MPI_Aint span, char **at);
+/* Waits, making progress, until ready(arg). */
+void cr_win_wait(bool (*ready)(void *), void *arg);
+
+#endif

@@ -1,0 +1,293 @@
+/* sync.c: one-sided synchronisation: fence, passive target (lock, unlock, lock_all,
+ * unlock_all, flush and sync) and general active target (post, start, complete, wait, test).
+ * Operations complete when their call returns (rma.h), so an epoch's end orders memory and
+ * tells the other side; nothing is left to drain. The words they use are in the window's
+ * shared control block, one set per process (cr_win_ctl). */
+#include "rma.h"
+
+#include "coll/coll.h"
+#include "cr_impl.h"
+#include "req/request.h"
+#include "xport/xport.h"
+
+#include <stdlib.h>
+
+void cr_win_wait(bool (*ready)(void *), void *arg)
+{
+    cr_progress_wait_until(ready, arg);
+}
+
+static void memory_fence(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static int check_assert(int assert, int allowed, const char *call)
+{
+    return assert & ~allowed ? cr_err(MPI_ERR_ASSERT, "assert=%#x has bits %s does not take", assert, call)
+                             : MPI_SUCCESS;
+}
+
+static int check_rank(const cr_win *w, int rank)
+{
+    return rank >= 0 && rank < w->size
+               ? MPI_SUCCESS
+               : cr_err(MPI_ERR_RANK, "invalid rank=%d: the window has ranks 0..%d or MPI_PROC_NULL", rank,
+                        w->size - 1);
+}
+
+int cr_mpi_win_fence(int assert, cr_win *win)
+{
+    int err = check_assert(assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED,
+                           "MPI_Win_fence");
+    if (err)
+        return err;
+    memory_fence();
+    /* Everyone's operations of the epoch are done (they completed in their calls) before anyone
+     * goes on: a barrier, unless the epoch had none and no next one starts. */
+    if (!((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED)) && (err = cr_mpi_barrier(win->comm)))
+        return err;
+    memory_fence();
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- passive target */
+
+/* The lock word can be taken now (predicates only: waits test them many times). */
+static bool exclusive_free(void *arg)
+{
+    return atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed) == 0;
+}
+
+static bool shared_free(void *arg)
+{
+    return !(atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed) & CR_WIN_WRITER);
+}
+
+static void lock_one(cr_win *w, int rank, int type)
+{
+    _Atomic uint32_t *lock = &w->ctl[rank].lock;
+    for (;;) {
+        uint32_t v = atomic_load_explicit(lock, memory_order_relaxed);
+        if (type == MPI_LOCK_EXCLUSIVE) {
+            if (v == 0 && atomic_compare_exchange_weak_explicit(lock, &v, CR_WIN_WRITER, memory_order_acquire,
+                                                                memory_order_relaxed))
+                break;
+            cr_win_wait(exclusive_free, lock);
+        } else {
+            if (!(v & CR_WIN_WRITER) &&
+                atomic_compare_exchange_weak_explicit(lock, &v, v + 1, memory_order_acquire, memory_order_relaxed))
+                break;
+            if (v & CR_WIN_WRITER)
+                cr_win_wait(shared_free, lock);
+        }
+    }
+    w->held[rank] = type;
+}
+
+static void unlock_one(cr_win *w, int rank)
+{
+    if (w->held[rank] == MPI_LOCK_EXCLUSIVE)
+        atomic_store_explicit(&w->ctl[rank].lock, 0, memory_order_release);
+    else if (w->held[rank] == MPI_LOCK_SHARED)
+        atomic_fetch_sub_explicit(&w->ctl[rank].lock, 1, memory_order_release);
+    if (w->held[rank] > 0)
+        cr_xport_wake_node(); /* a process waiting for the lock may sleep */
+    w->held[rank] = 0;
+}
+
+/* MPI_MODE_NOCHECK: the caller promises no conflicting lock, so none is taken; -1 marks it. */
+enum { HELD_UNCHECKED = -1 };
+
+int cr_mpi_win_lock(int lock_type, int rank, int assert, cr_win *win)
+{
+    int err = check_assert(assert, MPI_MODE_NOCHECK, "MPI_Win_lock");
+    if (err || rank == MPI_PROC_NULL || (err = check_rank(win, rank))) /* MPI_PROC_NULL: nothing to do */
+        return err;
+    if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+        return cr_err(MPI_ERR_LOCKTYPE, "invalid lock_type=%d: MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED", lock_type);
+    if (win->held[rank])
+        return cr_err(MPI_ERR_RMA_SYNC, "this process already holds a lock on process %d of the window", rank);
+    if (assert & MPI_MODE_NOCHECK)
+        win->held[rank] = HELD_UNCHECKED;
+    else
+        lock_one(win, rank, lock_type);
+    memory_fence();
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_win_unlock(int rank, cr_win *win)
+{
+    if (rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    int err = check_rank(win, rank);
+    if (err)
+        return err;
+    if (!win->held[rank])
+        return cr_err(MPI_ERR_RMA_SYNC, "this process holds no lock on process %d of the window", rank);
+    memory_fence();
+    unlock_one(win, rank);
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_win_lock_all(int assert, cr_win *win)
+{
+    int err = check_assert(assert, MPI_MODE_NOCHECK, "MPI_Win_lock_all");
+    if (err)
+        return err;
+    for (int r = 0; r < win->size; r++)
+        if (win->held[r])
+            return cr_err(MPI_ERR_RMA_SYNC, "this process already holds a lock on process %d of the window", r);
+    for (int r = 0; r < win->size; r++) {
+        if (assert & MPI_MODE_NOCHECK)
+            win->held[r] = HELD_UNCHECKED;
+        else
+            lock_one(win, r, MPI_LOCK_SHARED);
+    }
+    memory_fence();
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_win_unlock_all(cr_win *win)
+{
+    for (int r = 0; r < win->size; r++)
+        if (!win->held[r])
+            return cr_err(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all (no lock on process %d)", r);
+    memory_fence();
+    for (int r = 0; r < win->size; r++)
+        unlock_one(win, r);
+    return MPI_SUCCESS;
+}
+
+/* Operations are complete when their calls return: flushes only order memory. */
+int cr_mpi_win_flush(int rank, cr_win *win)
+{
+    int err = rank == MPI_PROC_NULL ? MPI_SUCCESS : check_rank(win, rank);
+    if (!err)
+        memory_fence();
+    return err;
+}
+
+int cr_mpi_win_flush_local(int rank, cr_win *win)
+{
+    return cr_mpi_win_flush(rank, win);
+}
+
+int cr_mpi_win_flush_all(cr_win *win)
+{
+    (void)win;
+    memory_fence();
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_win_flush_local_all(cr_win *win)
+{
+    return cr_mpi_win_flush_all(win);
+}
+
+int cr_mpi_win_sync(cr_win *win)
+{
+    return cr_mpi_win_flush_all(win);
+}
+
+/* ----------------------------------------------------------------- general active target */
+
+/* The window ranks of a group's members, into out; MPI_ERR_GROUP for one not in the window. */
+static int group_ranks(cr_win *w, const cr_group *g, int *out)
+{
+    for (int i = 0; i < g->size; i++) {
+        int wr = g->world_ranks ? g->world_ranks[i] : i, r = 0;
+        while (r < w->size && cr_comm_world_rank(w->comm, r) != wr)
+            r++;
+        if (r == w->size)
+            return cr_err(MPI_ERR_GROUP, "rank %d of the group is not a process of the window", i);
+        out[i] = r;
+    }
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_win_post(cr_group *group, int assert, cr_win *win)
+{
+    int err = check_assert(assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, "MPI_Win_post");
+    int *ranks = malloc((size_t)(group->size ? group->size : 1) * sizeof *ranks);
+    if (!err && !ranks)
+        err = cr_err(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", group->size);
+    if (!err && !(err = group_ranks(win, group, ranks))) {
+        memory_fence();
+        /* Each origin learns this process's memory is ready for its access epoch. */
+        for (int i = 0; i < group->size; i++)
+            atomic_fetch_add_explicit(&win->ctl[ranks[i]].posts, 1, memory_order_release);
+        cr_xport_wake_node();
+        win->npost = group->size;
+    }
+    free(ranks);
+    return err;
+}
+
+typedef struct counter_wait {
+    _Atomic uint32_t *counter;
+    uint32_t target; /* wait until the counter has passed it (modulo 2^32) */
+} counter_wait;
+
+static bool counter_reached(void *arg)
+{
+    counter_wait *c = arg;
+    return (int32_t)(atomic_load_explicit(c->counter, memory_order_acquire) - c->target) >= 0;
+}
+
+int cr_mpi_win_start(cr_group *group, int assert, cr_win *win)
+{
+    int err = check_assert(assert, MPI_MODE_NOCHECK, "MPI_Win_start");
+    if (err || (err = group_ranks(win, group, win->start_group)))
+        return err;
+    win->nstart = group->size;
+    /* Every target of the group has posted (unless the caller promises it has). */
+    win->posts_seen += (uint32_t)group->size;
+    counter_wait c = {&win->ctl[win->rank].posts, win->posts_seen};
+    if (!(assert & MPI_MODE_NOCHECK) && !counter_reached(&c))
+        cr_win_wait(counter_reached, &c);
+    memory_fence();
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_win_complete(cr_win *win)
+{
+    memory_fence();
+    for (int i = 0; i < win->nstart; i++)
+        atomic_fetch_add_explicit(&win->ctl[win->start_group[i]].completes, 1, memory_order_release);
+    cr_xport_wake_node();
+    win->nstart = 0;
+    return MPI_SUCCESS;
+}
+
+/* The exposure epoch ends once every origin of the post group has completed. */
+static counter_wait exposure_end(cr_win *win)
+{
+    return (counter_wait){&win->ctl[win->rank].completes, win->completes_seen + (uint32_t)win->npost};
+}
+
+int cr_mpi_win_wait(cr_win *win)
+{
+    counter_wait c = exposure_end(win);
+    if (!counter_reached(&c))
+        cr_win_wait(counter_reached, &c);
+    win->completes_seen = c.target;
+    win->npost = 0;
+    memory_fence();
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_win_test(cr_win *win, int *flag)
+{
+    counter_wait c = exposure_end(win);
+    if (!counter_reached(&c)) {
+        cr_progress_poll();
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    win->completes_seen = c.target;
+    win->npost = 0;
+    memory_fence();
+    *flag = 1;
+    return MPI_SUCCESS;
+}
