@@ -34,11 +34,20 @@ static int check_count(MPI_Count count, const char *arg)
                      : MPI_SUCCESS;
 }
 
-/* Where (tcount, tdt) at target_disp of `target` is, checked against its window. */
+/* Where (tcount, tdt) at target_disp of `target` is, checked against its window: the bytes it
+ * touches run from true_lb to true_lb + true_extent, stretched by (tcount - 1) extents either
+ * way (an extent may be negative); any overflow is out of range. */
 static int locate(cr_win *w, int target, MPI_Aint disp, MPI_Count tcount, const cr_dtype *tdt, char **at)
 {
-    MPI_Aint span = tcount > 0 ? (MPI_Aint)(tcount - 1) * tdt->extent + tdt->true_extent : 0;
-    return cr_win_target(w, target, disp, tcount > 0 ? tdt->true_lb : 0, span, at);
+    if (tcount == 0) /* touches nothing, wherever it points */
+        return cr_win_target(w, target, 0, 0, 0, at);
+    MPI_Aint step, lo = tdt->true_lb, hi;
+    if (__builtin_mul_overflow((MPI_Aint)(tcount - 1), tdt->extent, &step) ||
+        __builtin_add_overflow(lo, tdt->true_extent, &hi) ||
+        (step < 0 ? __builtin_add_overflow(lo, step, &lo) : __builtin_add_overflow(hi, step, &hi)))
+        return cr_err(MPI_ERR_RMA_RANGE, "target_count=%lld of the target datatype spans more bytes than any window "
+                                         "holds", (long long)tcount);
+    return cr_win_target(w, target, disp, lo, hi - lo, at);
 }
 
 static int same_size(MPI_Count ocount, const cr_dtype *odt, MPI_Count tcount, const cr_dtype *tdt, const char *what)
@@ -67,8 +76,10 @@ static int target_io(cr_win *w, int target, char *at, MPI_Count tcount, cr_dtype
         uint64_t got = cr_dt_iov(at, tcount, tdt, off, n - off, remote, 64, &k);
         struct iovec local = {(char *)packed + off, got};
         if ((write ? cr_xport_write(world, &local, 1, remote, k) : cr_xport_read(world, &local, 1, remote, k)) != 0)
-            return cr_err(MPI_ERR_RMA_SHARED, "cannot reach the window memory of process %d: cross-memory attach is "
-                                              "not allowed here (ptrace policy)", target);
+            return cr_err(MPI_ERR_RMA_SHARED, "cannot reach the window memory of process %d: windows on memory the "
+                                              "user allocated need cross-memory attach, which is switched off "
+                                              "(COURIER_SHM_CMA) or not permitted here (ptrace policy); memory from "
+                                              "MPI_Win_allocate or MPI_Win_allocate_shared needs none", target);
         off += got;
     }
     return MPI_SUCCESS;
@@ -184,11 +195,13 @@ static int combine(cr_op *op, const void *in, void *inout, uint64_t n, cr_dtype 
     return MPI_SUCCESS;
 }
 
-/* Accumulate and get_accumulate (result != NULL): result gets the target data as it was, then
- * the target gets origin op target (origin, for MPI_REPLACE; nothing, for MPI_NO_OP). */
+/* Accumulate and get_accumulate (rdt != NULL: fetch; rbuf may be MPI_BOTTOM): the result gets
+ * the target data as it was, then the target gets origin op target (origin, for MPI_REPLACE;
+ * nothing, for MPI_NO_OP). */
 static int accumulate(const void *obuf, MPI_Count ocount, cr_dtype *odt, void *rbuf, MPI_Count rcount, cr_dtype *rdt,
                       int target, MPI_Aint disp, MPI_Count tcount, cr_dtype *tdt, cr_op *op, cr_win *w)
 {
+    bool fetch = rdt != NULL;
     int err;
     char *at;
     if (!op_valid(w, target, &err))
@@ -205,7 +218,7 @@ static int accumulate(const void *obuf, MPI_Count ocount, cr_dtype *odt, void *r
         return err;
     if (!no_op && ((err = check_count(ocount, "origin_count")) || (err = same_size(ocount, odt, tcount, tdt, "origin"))))
         return err;
-    if (rbuf && ((err = check_count(rcount, "result_count")) || (err = same_size(rcount, rdt, tcount, tdt, "result"))))
+    if (fetch && ((err = check_count(rcount, "result_count")) || (err = same_size(rcount, rdt, tcount, tdt, "result"))))
         return err;
     if (!no_op && !replace && (err = cr_op_check(op, leaf)))
         return err;
@@ -219,9 +232,9 @@ static int accumulate(const void *obuf, MPI_Count ocount, cr_dtype *odt, void *r
     if (mine)
         cr_dt_pack(obuf, ocount, odt, 0, mine, n);
     acc_lock(w, target);
-    if (rbuf || (!no_op && !replace))
+    if (fetch || (!no_op && !replace))
         err = target_io(w, target, at, tcount, tdt, theirs, n, false);
-    if (!err && rbuf)
+    if (!err && fetch)
         cr_dt_unpack(rbuf, rcount, rdt, 0, theirs, n);
     if (!err && replace)
         err = target_io(w, target, at, tcount, tdt, mine, n, true);
@@ -278,8 +291,15 @@ int cr_mpi_compare_and_swap(const void *origin_addr, const void *compare_addr, v
     char *at;
     if (!op_valid(win, target_rank, &err))
         return err;
-    if (!(datatype->flags & CR_DT_PREDEFINED) || (MPI_Count)datatype->extent != datatype->size)
-        return cr_err(MPI_ERR_TYPE, "MPI_Compare_and_swap needs a predefined integer, logical or byte datatype");
+    unsigned cat = datatype->category;
+    bool allowed = cat == CR_CAT_C_INT || cat == CR_CAT_F_INT || cat == CR_CAT_LOGICAL || cat == CR_CAT_BYTE ||
+                   cat == CR_CAT_MULTI || cat == CR_CAT_CHAR || cat == CR_CAT_LOGICAL_SIZED;
+    if (!(datatype->flags & CR_DT_PREDEFINED) || !allowed)
+        return cr_err(MPI_ERR_TYPE, "MPI_Compare_and_swap takes a predefined integer, logical, multi-language or byte "
+                                    "datatype, not %s", datatype->name ? datatype->name : "a derived one");
+    if (!origin_addr || !compare_addr || !result_addr)
+        return cr_err(MPI_ERR_BUFFER, "%s is NULL", !origin_addr ? "origin_addr" : !compare_addr ? "compare_addr"
+                                                                                    : "result_addr");
     if ((err = locate(win, target_rank, target_disp, 1, datatype, &at)))
         return err;
     size_t n = (size_t)datatype->size;

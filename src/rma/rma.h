@@ -28,11 +28,9 @@
 
 /* A process's control words, shared with the window's other processes. */
 typedef struct cr_win_ctl {
-    _Atomic uint32_t lock;      /* passive target: CR_WIN_WRITER, or the number of readers */
-    _Atomic uint32_t acc;       /* accumulates on this process's memory: 1 while one runs */
-    _Atomic uint32_t posts;     /* MPI_Win_post calls that named this process (origin side) */
-    _Atomic uint32_t completes; /* MPI_Win_complete calls towards this process (target side) */
-    char pad[48];
+    _Atomic uint32_t lock; /* passive target: CR_WIN_WRITER, or the number of readers */
+    _Atomic uint32_t acc;  /* accumulates on this process's memory: 1 while one runs */
+    char pad[56];
 } cr_win_ctl;
 
 #define CR_WIN_WRITER 0x80000000u
@@ -59,10 +57,15 @@ typedef struct cr_win {
     void *seg; /* the mapped node segment: control block, then allocated memory */
     size_t seg_bytes;
     cr_win_ctl *ctl; /* ctl[r]: process r's control words */
+    /* General active target, pair by pair (a post of one target never stands in for another's):
+     * posted[o * size + t] counts t's MPI_Win_post calls that named origin o, completed[t * size
+     * + o] o's MPI_Win_complete calls towards t; both in the segment, compared modulo 2^32. */
+    _Atomic uint32_t *posted, *completed;
+    uint32_t *posts_seen;     /* per target: the posts this origin's epochs have used */
+    uint32_t *completes_seen; /* per origin: the completes this target's epochs have used */
     int *held;       /* passive target: the lock this process holds at each process (0 for none) */
     int *start_group, nstart; /* the access epoch of MPI_Win_start: its targets */
-    int npost;                /* the exposure epoch of MPI_Win_post: how many origins */
-    uint32_t posts_seen, completes_seen;
+    int *post_group, npost;   /* the exposure epoch of MPI_Win_post: its origins */
     cr_win_hints hints;
     cr_attr *attrs;
     char name[MPI_MAX_OBJECT_NAME];

@@ -64,6 +64,16 @@ static bool shared_free(void *arg)
     return !(atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed) & CR_WIN_WRITER);
 }
 
+/* One try at a shared lock: fails only while a writer holds it. */
+static bool try_shared(_Atomic uint32_t *lock)
+{
+    uint32_t v = atomic_load_explicit(lock, memory_order_relaxed);
+    while (!(v & CR_WIN_WRITER))
+        if (atomic_compare_exchange_weak_explicit(lock, &v, v + 1, memory_order_acquire, memory_order_relaxed))
+            return true;
+    return false;
+}
+
 static void lock_one(cr_win *w, int rank, int type)
 {
     _Atomic uint32_t *lock = &w->ctl[rank].lock;
@@ -138,11 +148,23 @@ int cr_mpi_win_lock_all(int assert, cr_win *win)
     for (int r = 0; r < win->size; r++)
         if (win->held[r])
             return cr_err(MPI_ERR_RMA_SYNC, "this process already holds a lock on process %d of the window", r);
-    for (int r = 0; r < win->size; r++) {
-        if (assert & MPI_MODE_NOCHECK)
+    if (assert & MPI_MODE_NOCHECK) {
+        for (int r = 0; r < win->size; r++)
             win->held[r] = HELD_UNCHECKED;
-        else
-            lock_one(win, r, MPI_LOCK_SHARED);
+        memory_fence();
+        return MPI_SUCCESS;
+    }
+    /* All the shared locks, or none: holding some while waiting for the next could close a
+     * cycle with a process that holds an exclusive lock and waits for one of ours. */
+    for (;;) {
+        int r = 0;
+        while (r < win->size && try_shared(&win->ctl[r].lock))
+            win->held[r++] = MPI_LOCK_SHARED;
+        if (r == win->size)
+            break;
+        for (int k = 0; k < r; k++)
+            unlock_one(win, k);
+        cr_win_wait(shared_free, &win->ctl[r].lock);
     }
     memory_fence();
     return MPI_SUCCESS;
@@ -209,30 +231,37 @@ static int group_ranks(cr_win *w, const cr_group *g, int *out)
 int cr_mpi_win_post(cr_group *group, int assert, cr_win *win)
 {
     int err = check_assert(assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, "MPI_Win_post");
-    int *ranks = malloc((size_t)(group->size ? group->size : 1) * sizeof *ranks);
-    if (!err && !ranks)
-        err = cr_err(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", group->size);
-    if (!err && !(err = group_ranks(win, group, ranks))) {
-        memory_fence();
-        /* Each origin learns this process's memory is ready for its access epoch. */
-        for (int i = 0; i < group->size; i++)
-            atomic_fetch_add_explicit(&win->ctl[ranks[i]].posts, 1, memory_order_release);
-        cr_xport_wake_node();
-        win->npost = group->size;
-    }
-    free(ranks);
-    return err;
+    if (err || (err = group_ranks(win, group, win->post_group)))
+        return err;
+    win->npost = group->size;
+    memory_fence();
+    /* Each origin of the group learns this process's memory is ready for its access epoch. */
+    size_t p = (size_t)win->size;
+    for (int i = 0; i < group->size; i++)
+        atomic_fetch_add_explicit(&win->posted[(size_t)win->post_group[i] * p + (size_t)win->rank], 1,
+                                  memory_order_release);
+    cr_xport_wake_node();
+    return MPI_SUCCESS;
 }
 
+/* A pair counter has passed what this process has used of it (modulo 2^32). */
 typedef struct counter_wait {
     _Atomic uint32_t *counter;
-    uint32_t target; /* wait until the counter has passed it (modulo 2^32) */
+    uint32_t seen;
 } counter_wait;
 
-static bool counter_reached(void *arg)
+static bool counter_passed(void *arg)
 {
     counter_wait *c = arg;
-    return (int32_t)(atomic_load_explicit(c->counter, memory_order_acquire) - c->target) >= 0;
+    return (int32_t)(atomic_load_explicit(c->counter, memory_order_acquire) - c->seen) > 0;
+}
+
+static void counter_take(_Atomic uint32_t *counter, uint32_t *seen)
+{
+    counter_wait c = {counter, *seen};
+    if (!counter_passed(&c))
+        cr_win_wait(counter_passed, &c);
+    (*seen)++;
 }
 
 int cr_mpi_win_start(cr_group *group, int assert, cr_win *win)
@@ -241,11 +270,16 @@ int cr_mpi_win_start(cr_group *group, int assert, cr_win *win)
     if (err || (err = group_ranks(win, group, win->start_group)))
         return err;
     win->nstart = group->size;
-    /* Every target of the group has posted (unless the caller promises it has). */
-    win->posts_seen += (uint32_t)group->size;
-    counter_wait c = {&win->ctl[win->rank].posts, win->posts_seen};
-    if (!(assert & MPI_MODE_NOCHECK) && !counter_reached(&c))
-        cr_win_wait(counter_reached, &c);
+    /* Every target of the group has posted for this epoch (a post of its own, never another
+     * target's), unless the caller promises it has: then its post is used when it comes. */
+    size_t p = (size_t)win->size, me = (size_t)win->rank;
+    for (int i = 0; i < group->size; i++) {
+        int t = win->start_group[i];
+        if (assert & MPI_MODE_NOCHECK)
+            win->posts_seen[t]++; /* its post is there, or comes: this epoch uses it either way */
+        else
+            counter_take(&win->posted[me * p + (size_t)t], &win->posts_seen[t]);
+    }
     memory_fence();
     return MPI_SUCCESS;
 }
@@ -253,25 +287,27 @@ int cr_mpi_win_start(cr_group *group, int assert, cr_win *win)
 int cr_mpi_win_complete(cr_win *win)
 {
     memory_fence();
+    size_t p = (size_t)win->size, me = (size_t)win->rank;
     for (int i = 0; i < win->nstart; i++)
-        atomic_fetch_add_explicit(&win->ctl[win->start_group[i]].completes, 1, memory_order_release);
+        atomic_fetch_add_explicit(&win->completed[(size_t)win->start_group[i] * p + me], 1, memory_order_release);
     cr_xport_wake_node();
     win->nstart = 0;
     return MPI_SUCCESS;
 }
 
-/* The exposure epoch ends once every origin of the post group has completed. */
-static counter_wait exposure_end(cr_win *win)
+/* Whether origin o of the exposure epoch has completed towards this process. */
+static counter_wait completion_of(cr_win *win, int o)
 {
-    return (counter_wait){&win->ctl[win->rank].completes, win->completes_seen + (uint32_t)win->npost};
+    size_t p = (size_t)win->size, me = (size_t)win->rank;
+    return (counter_wait){&win->completed[me * p + (size_t)o], win->completes_seen[o]};
 }
 
 int cr_mpi_win_wait(cr_win *win)
 {
-    counter_wait c = exposure_end(win);
-    if (!counter_reached(&c))
-        cr_win_wait(counter_reached, &c);
-    win->completes_seen = c.target;
+    for (int i = 0; i < win->npost; i++) {
+        int o = win->post_group[i];
+        counter_take(&win->completed[(size_t)win->rank * (size_t)win->size + (size_t)o], &win->completes_seen[o]);
+    }
     win->npost = 0;
     memory_fence();
     return MPI_SUCCESS;
@@ -279,15 +315,14 @@ int cr_mpi_win_wait(cr_win *win)
 
 int cr_mpi_win_test(cr_win *win, int *flag)
 {
-    counter_wait c = exposure_end(win);
-    if (!counter_reached(&c)) {
-        cr_progress_poll();
-        *flag = 0;
-        return MPI_SUCCESS;
+    for (int i = 0; i < win->npost; i++) {
+        counter_wait c = completion_of(win, win->post_group[i]);
+        if (!counter_passed(&c)) {
+            cr_progress_poll();
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
     }
-    win->completes_seen = c.target;
-    win->npost = 0;
-    memory_fence();
     *flag = 1;
-    return MPI_SUCCESS;
+    return cr_mpi_win_wait(win); /* every origin has completed: this does not wait */
 }

@@ -56,6 +56,9 @@ static void win_release(cr_win *w)
     free(w->direct);
     free(w->held);
     free(w->start_group);
+    free(w->post_group);
+    free(w->posts_seen);
+    free(w->completes_seen);
     if (w->eo.errh && cr_obj_unref(w->eo.errh))
         cr_obj_free(w->eo.errh);
     cr_obj_free(w);
@@ -77,8 +80,11 @@ static int segment_map(cr_win *w, size_t bytes)
     cr_sched s;
     cr_sched_init(&s, w->comm);
     cr_coll_bcast_binomial(&s, pid_fd, 2, cr_dtype_get(MPI_LONG), 0);
-    if ((err = cr_sched_run(&s)))
+    if ((err = cr_sched_run(&s))) {
+        if (fd >= 0)
+            close(fd);
         return err;
+    }
     if (pid_fd[1] < 0)
         failed = 1;
     else if (w->rank != 0 && cr_seg_attach((int)pid_fd[0], (int)pid_fd[1], bytes, &w->seg) != 0)
@@ -131,8 +137,12 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     w->direct = calloc((size_t)p, sizeof *w->direct);
     w->held = calloc((size_t)p, sizeof *w->held);
     w->start_group = calloc((size_t)p, sizeof *w->start_group);
+    w->post_group = calloc((size_t)p, sizeof *w->post_group);
+    w->posts_seen = calloc((size_t)p, sizeof *w->posts_seen);
+    w->completes_seen = calloc((size_t)p, sizeof *w->completes_seen);
     MPI_Aint *all = calloc((size_t)p * 3, sizeof *all);
-    if (!w->base_of || !w->bytes_of || !w->unit_of || !w->direct || !w->held || !w->start_group || !all) {
+    if (!w->base_of || !w->bytes_of || !w->unit_of || !w->direct || !w->held || !w->start_group || !w->post_group ||
+        !w->posts_seen || !w->completes_seen || !all) {
         free(all);
         win_release(w);
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a window of %d processes", p);
@@ -147,23 +157,30 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     }
     /* The segment: the control block, then (allocated flavours) every process's memory, in
      * rank order: contiguous for MPI_Win_allocate_shared unless alloc_shared_noncontig (each
-     * part then starts a page), 64-byte aligned parts for MPI_Win_allocate. */
+     * part then starts a page), 64-byte aligned parts for MPI_Win_allocate. The control block
+ * holds a cache line per process and two words per pair of processes (rma.h). */
     bool alloc = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
     size_t align = flavor == MPI_WIN_FLAVOR_SHARED ? (w->hints.alloc_shared_noncontig ? 4096 : 1) : 64;
-    size_t ctl_bytes = ((size_t)p * sizeof(cr_win_ctl) + 4095) & ~(size_t)4095, at = ctl_bytes;
+    size_t pairs = (size_t)p * (size_t)p * sizeof(uint32_t); /* posted, completed */
+    size_t ctl_bytes = ((size_t)p * sizeof(cr_win_ctl) + 2 * pairs + 4095) & ~(size_t)4095, at = ctl_bytes;
     size_t *offset = malloc((size_t)p * sizeof *offset);
+    bool too_big = false; /* every process finds the same, from the same sizes */
     for (int r = 0; offset && r < p; r++) {
         at = (at + align - 1) & ~(align - 1);
         offset[r] = at;
-        at += alloc ? (size_t)all[3 * r] : 0;
+        too_big |= __builtin_add_overflow(at, alloc ? (size_t)all[3 * r] : 0, &at) || at > (size_t)1 << 56;
     }
-    if (!offset || (err = segment_map(w, at > ctl_bytes ? at : ctl_bytes))) {
+    if (too_big)
+        err = cr_err(MPI_ERR_NO_MEM, "the window's processes ask for more memory than can be mapped");
+    if (!offset || err || (err = segment_map(w, at > ctl_bytes ? at : ctl_bytes))) {
         free(offset);
         free(all);
         win_release(w);
         return err ? err : cr_err(MPI_ERR_NO_MEM, "out of memory for a window");
     }
     w->ctl = w->seg;
+    w->posted = (_Atomic uint32_t *)(w->ctl + p);
+    w->completed = w->posted + (size_t)p * (size_t)p;
     for (int r = 0; r < p; r++) {
         w->bytes_of[r] = all[3 * r];
         w->unit_of[r] = (int)all[3 * r + 1];
@@ -279,8 +296,10 @@ int cr_win_target(cr_win *w, int target, MPI_Aint disp, MPI_Aint lo, MPI_Aint sp
         *at = (char *)(uintptr_t)disp;
         return MPI_SUCCESS;
     }
-    MPI_Aint off = disp * (MPI_Aint)w->unit_of[target];
-    if (disp < 0 || off + lo < 0 || off + lo + span > w->bytes_of[target])
+    MPI_Aint off, first, end;
+    if (disp < 0 || __builtin_mul_overflow(disp, (MPI_Aint)w->unit_of[target], &off) ||
+        __builtin_add_overflow(off, lo, &first) || first < 0 || __builtin_add_overflow(first, span, &end) ||
+        end > w->bytes_of[target])
         return cr_err(MPI_ERR_RMA_RANGE, "target_disp=%lld (x disp_unit %d) and %lld bytes of data reach beyond the "
                       "%lld bytes of process %d's window", (long long)disp, w->unit_of[target], (long long)span,
                       (long long)w->bytes_of[target], target);

@@ -693,8 +693,9 @@ static int shm_move(int peer, const struct iovec *liov, int nl, const struct iov
         if (got <= 0) {
             if (got < 0 && errno == EINTR)
                 continue;
-            S.cma_ok = false; /* not allowed here (ptrace policy, seccomp): never try again */
-            return -1;
+            if (got < 0 && (errno == EPERM || errno == ENOSYS))
+                S.cma_ok = false; /* not allowed here (ptrace policy, seccomp): never try again */
+            return -1;           /* (a bad address, EFAULT, fails this copy only) */
         }
         left -= (size_t)got;
         for (size_t g = (size_t)got; g;) { /* advance both vectors by `got` bytes */

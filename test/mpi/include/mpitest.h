@@ -80,4 +80,16 @@ static int mt_string_has(int code, const char *text)
     return strstr(s, text) != NULL;
 }
 
+/* The name of a window flavour (MPI_WIN_FLAVOR_*), for messages. */
+static inline const char *mt_flavor_name(int f)
+{
+    switch (f) {
+    case MPI_WIN_FLAVOR_CREATE: return "create";
+    case MPI_WIN_FLAVOR_ALLOCATE: return "allocate";
+    case MPI_WIN_FLAVOR_SHARED: return "allocate_shared";
+    case MPI_WIN_FLAVOR_DYNAMIC: return "dynamic";
+    }
+    return "?";
+}
+
 #endif
