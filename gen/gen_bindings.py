@@ -134,10 +134,10 @@ def errobj_expr(f):
         for p in f.params:
             if p.kind != kind or p.array or p.pointer > 1:
                 continue
-            if p.pointer == 1:
-                if kind != "COMMUNICATOR":
-                    continue
-                return f"({p.name} ? cr_errobj_of_comm(*{p.name}) : NULL)"
+            if p.pointer == 1:  # MPI_Comm_free(&comm), MPI_Win_free(&win): the object before the call
+                if kind == "COMMUNICATOR":
+                    return f"({p.name} ? cr_errobj_of_comm(*{p.name}) : NULL)"
+                return f"({p.name} ? cr_errobj_of_{kind.lower()}((uintptr_t)*{p.name}) : NULL)"
             if kind == "COMMUNICATOR":
                 return f"cr_errobj_of_comm({p.name})"
             return f"cr_errobj_of_{kind.lower()}((uintptr_t){p.name})"

@@ -25,7 +25,7 @@ static bool op_valid(cr_win *w, int target, int *err)
                       w->size - 1);
         return false;
     }
-    return true;
+    return !(*err = cr_win_check_epoch(w, target));
 }
 
 static int check_count(MPI_Count count, const char *arg)

@@ -66,6 +66,8 @@ typedef struct cr_win {
     int *held;       /* passive target: the lock this process holds at each process (0 for none) */
     int *start_group, nstart; /* the access epoch of MPI_Win_start: its targets */
     int *post_group, npost;   /* the exposure epoch of MPI_Win_post: its origins */
+    bool fence_open;          /* a fence began an epoch (its assertion did not say MPI_MODE_NOSUCCEED) */
+    bool start_open, post_open; /* MPI_Win_start ... complete, MPI_Win_post ... wait/test */
     cr_win_hints hints;
     cr_attr *attrs;
     char name[MPI_MAX_OBJECT_NAME];
@@ -79,6 +81,8 @@ static inline cr_win *cr_win_get(MPI_Win h)
 /* Where displacement `disp` of process `target` is (see base_of), and MPI_ERR_RMA_RANGE when
  * `span` bytes from there leave its window. */
 int cr_win_target(cr_win *w, int target, MPI_Aint disp, MPI_Aint lo, MPI_Aint span, char **at);
+/* MPI_ERR_RMA_SYNC unless an access epoch towards `target` is open (fence, start, lock). */
+int cr_win_check_epoch(const cr_win *w, int target);
 /* Waits, making progress, until ready(arg). */
 void cr_win_wait(bool (*ready)(void *), void *arg);
 

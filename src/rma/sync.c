@@ -36,6 +36,17 @@ static int check_rank(const cr_win *w, int rank)
                         w->size - 1);
 }
 
+int cr_win_check_epoch(const cr_win *w, int target)
+{
+    if (w->fence_open || w->held[target])
+        return MPI_SUCCESS;
+    for (int i = 0; w->start_open && i < w->nstart; i++)
+        if (w->start_group[i] == target)
+            return MPI_SUCCESS;
+    return cr_err(MPI_ERR_RMA_SYNC, "no access epoch towards process %d is open: begin one with MPI_Win_fence, "
+                                    "MPI_Win_start (naming it), MPI_Win_lock or MPI_Win_lock_all", target);
+}
+
 int cr_mpi_win_fence(int assert, cr_win *win)
 {
     int err = check_assert(assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED,
@@ -48,6 +59,7 @@ int cr_mpi_win_fence(int assert, cr_win *win)
     if (!((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED)) && (err = cr_mpi_barrier(win->comm)))
         return err;
     memory_fence();
+    win->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return MPI_SUCCESS;
 }
 
@@ -118,6 +130,8 @@ int cr_mpi_win_lock(int lock_type, int rank, int assert, cr_win *win)
         return cr_err(MPI_ERR_LOCKTYPE, "invalid lock_type=%d: MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED", lock_type);
     if (win->held[rank])
         return cr_err(MPI_ERR_RMA_SYNC, "this process already holds a lock on process %d of the window", rank);
+    if (win->hints.no_locks)
+        return cr_err(MPI_ERR_RMA_SYNC, "the window was made with the info hint no_locks=true: it takes no locks");
     if (assert & MPI_MODE_NOCHECK)
         win->held[rank] = HELD_UNCHECKED;
     else
@@ -148,6 +162,8 @@ int cr_mpi_win_lock_all(int assert, cr_win *win)
     for (int r = 0; r < win->size; r++)
         if (win->held[r])
             return cr_err(MPI_ERR_RMA_SYNC, "this process already holds a lock on process %d of the window", r);
+    if (win->hints.no_locks)
+        return cr_err(MPI_ERR_RMA_SYNC, "the window was made with the info hint no_locks=true: it takes no locks");
     if (assert & MPI_MODE_NOCHECK) {
         for (int r = 0; r < win->size; r++)
             win->held[r] = HELD_UNCHECKED;
@@ -231,9 +247,12 @@ static int group_ranks(cr_win *w, const cr_group *g, int *out)
 int cr_mpi_win_post(cr_group *group, int assert, cr_win *win)
 {
     int err = check_assert(assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT, "MPI_Win_post");
+    if (!err && win->post_open)
+        err = cr_err(MPI_ERR_RMA_SYNC, "an exposure epoch from MPI_Win_post is already open: MPI_Win_wait first");
     if (err || (err = group_ranks(win, group, win->post_group)))
         return err;
     win->npost = group->size;
+    win->post_open = true;
     memory_fence();
     /* Each origin of the group learns this process's memory is ready for its access epoch. */
     size_t p = (size_t)win->size;
@@ -267,9 +286,12 @@ static void counter_take(_Atomic uint32_t *counter, uint32_t *seen)
 int cr_mpi_win_start(cr_group *group, int assert, cr_win *win)
 {
     int err = check_assert(assert, MPI_MODE_NOCHECK, "MPI_Win_start");
+    if (!err && win->start_open)
+        err = cr_err(MPI_ERR_RMA_SYNC, "an access epoch from MPI_Win_start is already open: MPI_Win_complete first");
     if (err || (err = group_ranks(win, group, win->start_group)))
         return err;
     win->nstart = group->size;
+    win->start_open = true;
     /* Every target of the group has posted for this epoch (a post of its own, never another
      * target's), unless the caller promises it has: then its post is used when it comes. */
     size_t p = (size_t)win->size, me = (size_t)win->rank;
@@ -286,6 +308,9 @@ int cr_mpi_win_start(cr_group *group, int assert, cr_win *win)
 
 int cr_mpi_win_complete(cr_win *win)
 {
+    if (!win->start_open)
+        return cr_err(MPI_ERR_RMA_SYNC, "MPI_Win_complete without MPI_Win_start: no access epoch is open");
+    win->start_open = false;
     memory_fence();
     size_t p = (size_t)win->size, me = (size_t)win->rank;
     for (int i = 0; i < win->nstart; i++)
@@ -304,6 +329,9 @@ static counter_wait completion_of(cr_win *win, int o)
 
 int cr_mpi_win_wait(cr_win *win)
 {
+    if (!win->post_open)
+        return cr_err(MPI_ERR_RMA_SYNC, "MPI_Win_wait without MPI_Win_post: no exposure epoch is open");
+    win->post_open = false;
     for (int i = 0; i < win->npost; i++) {
         int o = win->post_group[i];
         counter_take(&win->completed[(size_t)win->rank * (size_t)win->size + (size_t)o], &win->completes_seen[o]);
@@ -315,6 +343,8 @@ int cr_mpi_win_wait(cr_win *win)
 
 int cr_mpi_win_test(cr_win *win, int *flag)
 {
+    if (!win->post_open)
+        return cr_err(MPI_ERR_RMA_SYNC, "MPI_Win_test without MPI_Win_post: no exposure epoch is open");
     for (int i = 0; i < win->npost; i++) {
         counter_wait c = completion_of(win, win->post_group[i]);
         if (!counter_passed(&c)) {

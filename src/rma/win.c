@@ -279,6 +279,13 @@ int cr_mpi_win_free(MPI_Win *h)
     cr_win *w = cr_win_get(*h);
     if (!w)
         return cr_err_bad_handle(MPI_ERR_WIN, "window", (uintptr_t)*h, "win");
+    if (w->start_open || w->post_open)
+        return cr_err(MPI_ERR_RMA_SYNC, "an epoch of MPI_Win_%s is still open: end it before MPI_Win_free",
+                      w->start_open ? "start" : "post");
+    for (int r = 0; r < w->size; r++)
+        if (w->held[r])
+            return cr_err(MPI_ERR_RMA_SYNC, "this process still holds a lock on process %d: unlock before MPI_Win_free",
+                          r);
     int err = cr_attr_clear(CR_KIND_WIN, &w->attrs, w->eo.obj.handle);
     if (err)
         return err;

@@ -2,7 +2,9 @@
  * types with negative extents, zero counts anywhere, MPI_Get_accumulate into MPI_BOTTOM,
  * MPI_Compare_and_swap's type rules, a start with MPI_MODE_NOCHECK followed by one without
  * (each must use its own post), MPI_Win_lock_all beside a process that holds one exclusive lock
- * and waits for another (no deadlock), and windows too large to map. */
+ * and waits for another (no deadlock), windows too large to map, and epochs misused (an
+ * operation outside any, complete without start, wait without post, a lock on a no_locks
+ * window, freeing a window with a lock held). */
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -118,6 +120,28 @@ int main(int argc, char **argv)
             MPI_Win_unlock_all(win);
         }
     }
+    /* Epochs misused: the right class, and the window still works afterwards. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_CLASS(MPI_Put(&v, 1, MPI_LONG_LONG, rank, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_complete(win), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_wait(win), MPI_ERR_RMA_SYNC);
+    int flag;
+    CHECK_CLASS(MPI_Win_test(win, &flag), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Win_free(&win), MPI_ERR_RMA_SYNC);
+    CHECK(win != MPI_WIN_NULL, "a refused MPI_Win_free cleared the handle");
+    CHECK_CLASS(MPI_Put(&v, 1, MPI_LONG_LONG, rank, 3, 1, MPI_LONG_LONG, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Win_unlock(rank, win), MPI_SUCCESS);
+    CHECK(buf[3] == 7, "the put after the errors: %lld", buf[3]);
+    MPI_Win_free(&win);
+    MPI_Info nolocks;
+    MPI_Info_create(&nolocks);
+    MPI_Info_set(nolocks, "no_locks", "true");
+    MPI_Win_allocate(sizeof(long long), sizeof(long long), nolocks, MPI_COMM_WORLD, &buf, &win);
+    MPI_Info_free(&nolocks);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    CHECK_CLASS(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
     MPI_Win_free(&win);
 
     /* More memory than can be mapped: refused everywhere, not a window with nothing behind it. */
