@@ -366,7 +366,7 @@ static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *
     if (at_root && !comm->inter && sdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
         return cr_err(MPI_ERR_TRUNCATE, "the root sends %lld bytes to itself but receives %lld per process",
                       (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter && scount > 0};
     return cr_coll_launch(comm, mode, request, build_gather, &a);
 }
 
@@ -413,7 +413,7 @@ static int scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
         ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
          (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter && rcount > 0};
     return cr_coll_launch(comm, mode, request, build_scatter, &a);
 }
 

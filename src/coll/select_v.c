@@ -72,7 +72,9 @@ static int gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
             return err;
     }
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .root = root,
-                      .rcounts = rcounts, .rdispls = displs, .both_buffers = at_root && !comm->inter};
+                      .rcounts = rcounts, .rdispls = displs,
+                      /* aliased buffers matter only when the root has a block of its own to move */
+                      .both_buffers = at_root && !comm->inter && scount > 0};
     return cr_coll_launch(comm, mode, request, build_gatherv, &a);
 }
 
@@ -110,7 +112,8 @@ static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datat
         (err = check_match(bytes_of(cr_cvec_at(scounts, (size_t)root), sdt), bytes_of(rcount, rdt), "the root's own block")))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .sdt = sdt, .rdt = rdt, .root = root,
-                      .scounts = scounts, .sdispls = displs, .both_buffers = at_root && !comm->inter};
+                      .scounts = scounts, .sdispls = displs,
+                      .both_buffers = at_root && !comm->inter && rcount > 0};
     return cr_coll_launch(comm, mode, request, build_scatterv, &a);
 }
 
