@@ -142,6 +142,10 @@ int main(int argc, char **argv)
     CHECK(v == 1, "MPI_Status_get_tag %d", v);
     MPI_Status_get_error(&st, &v);
     CHECK(v == st.MPI_ERROR, "MPI_Status_get_error %d, field %d", v, st.MPI_ERROR);
+    /* the values a status of a receive from MPI_PROC_NULL holds (mpi4py sets them so) */
+    CHECK_CLASS(MPI_Status_set_tag(&st, MPI_ANY_TAG), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Status_set_source(&st, MPI_ANY_SOURCE), MPI_SUCCESS);
+    CHECK(st.MPI_TAG == MPI_ANY_TAG && st.MPI_SOURCE == MPI_ANY_SOURCE, "wildcards not set");
     CHECK_CLASS(MPI_Status_set_source(&st, 12345), MPI_SUCCESS);
     CHECK_CLASS(MPI_Status_set_tag(&st, 678), MPI_SUCCESS);
     CHECK_CLASS(MPI_Status_set_error(&st, MPI_ERR_TRUNCATE), MPI_SUCCESS);
