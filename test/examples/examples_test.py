@@ -68,6 +68,17 @@ def shared_primes(a):
         assert m and m.group(1) == m.group(2) == "17984" and m.group(3) == "20", out
 
 
+@case
+def shared_window(a):
+    """Neighbours write each other's ghost cells in one shared window (plain stores after
+    Win_sync + barrier, or puts between fences): the rod matches the serial run to the last bit."""
+    for n in (1, 2, 3, 4, 8, 16):
+        for how in ("direct", "put"):
+            out = run(a, n, "shared_window", "203", "400", how)
+            m = re.search(r"rod of 203 cells, 400 steps on (\d+) processes .* max difference from the serial run (\S+),", out)
+            assert m and int(m.group(1)) == n and float(m.group(2)) == 0.0, out
+
+
 PALETTE = set(" .:-=+*#%@")
 
 

@@ -278,6 +278,16 @@ def mpi_abort(env):
     expect_failure(env, 4, ("abort",), 7, r"rank 3 \(pid \d+\) on host \S+: called MPI_Abort\(MPI_COMM_WORLD, 7\)")
 
 
+@case
+def rma_lock_holder_dies(env):
+    """A rank killed while it holds a window lock that the others wait for: the job ends at
+    once, names the rank, and leaves no window memory in /dev/shm, for every window kind."""
+    for flavor in ("allocate", "shared", "create"):
+        for np in (2, 4):
+            expect_failure(env, np, ("lockdie", flavor), 128 + 9,
+                           rf"rank {np - 1} \(pid \d+\) on host \S+: killed by signal 9 \(Killed\)")
+
+
 def start_hanging(env, np, mpiexec_args=()):
     mark = uuid.uuid4().hex
     e = dict(os.environ)

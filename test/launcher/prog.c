@@ -139,6 +139,34 @@ static void allreduce_check(void)
     printf("allreduce rank %d of %d errors %ld total %ld\n", rank, size, errors, total);
 }
 
+/* The last rank takes an exclusive lock on rank 0's part of a window and dies holding it
+ * (SIGKILL: no handler runs, nothing is released), while every other rank waits for that lock.
+ * The job must still end at once, and the window's shared memory must not outlive it. */
+static void lock_holder_dies(const char *flavor)
+{
+    MPI_Win win;
+    int *base, local = 0;
+    if (!strcmp(flavor, "shared"))
+        MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    else if (!strcmp(flavor, "create"))
+        MPI_Win_create(&local, sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    else
+        MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    if (rank == size - 1) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+        int one = 1;
+        MPI_Put(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+        MPI_Win_flush(0, win);
+        MPI_Barrier(MPI_COMM_WORLD); /* the lock is held: let the others queue for it */
+        usleep(100000);
+        raise(SIGKILL);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win); /* never granted */
+    MPI_Win_unlock(0, win);
+    MPI_Win_free(&win);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "hello";
@@ -192,6 +220,8 @@ int main(int argc, char **argv)
         coll_loop(argv[2], atoi(argv[3]), atoi(argv[4]));
     } else if (!strcmp(mode, "allreduce")) {
         allreduce_check();
+    } else if (!strcmp(mode, "lockdie")) {
+        lock_holder_dies(argc > 2 ? argv[2] : "allocate");
     } else if (!strcmp(mode, "hang")) { /* say we are ready, then wait to be stopped */
         printf("ready %d pid %d\n", rank, (int)getpid());
         fflush(stdout);
