@@ -58,29 +58,30 @@ static int same_size(MPI_Count ocount, const cr_dtype *odt, MPI_Count tcount, co
                            (unsigned long long)o, (unsigned long long)t);
 }
 
-/* Moves n packed bytes between `packed` and the target memory (tcount, tdt) at `at`. */
-static int target_io(cr_win *w, int target, char *at, MPI_Count tcount, cr_dtype *tdt, void *packed, uint64_t n,
-                     bool write)
+/* Moves bytes [off, off + n) of the packed stream of the target memory (tcount, tdt) at `at`
+ * between it and `packed`. */
+static int target_io(cr_win *w, int target, char *at, MPI_Count tcount, cr_dtype *tdt, uint64_t off, void *packed,
+                     uint64_t n, bool write)
 {
     if (w->direct[target]) {
         if (write)
-            cr_dt_unpack(at, tcount, tdt, 0, packed, n);
+            cr_dt_unpack(at, tcount, tdt, off, packed, n);
         else
-            cr_dt_pack(at, tcount, tdt, 0, packed, n);
+            cr_dt_pack(at, tcount, tdt, off, packed, n);
         return MPI_SUCCESS;
     }
     int world = cr_comm_world_rank(w->comm, target);
     struct iovec remote[64];
-    for (uint64_t off = 0; off < n;) {
+    for (uint64_t done = 0; done < n;) {
         int k;
-        uint64_t got = cr_dt_iov(at, tcount, tdt, off, n - off, remote, 64, &k);
-        struct iovec local = {(char *)packed + off, got};
+        uint64_t got = cr_dt_iov(at, tcount, tdt, off + done, n - done, remote, 64, &k);
+        struct iovec local = {(char *)packed + done, got};
         if ((write ? cr_xport_write(world, &local, 1, remote, k) : cr_xport_read(world, &local, 1, remote, k)) != 0)
             return cr_err(MPI_ERR_RMA_SHARED, "cannot reach the window memory of process %d: windows on memory the "
                                               "user allocated need cross-memory attach, which is switched off "
                                               "(COURIER_SHM_CMA) or not permitted here (ptrace policy); memory from "
                                               "MPI_Win_allocate or MPI_Win_allocate_shared needs none", target);
-        off += got;
+        done += got;
     }
     return MPI_SUCCESS;
 }
@@ -111,7 +112,7 @@ static int transfer(void *obuf, MPI_Count ocount, cr_dtype *odt, int target, MPI
                       write ? "put" : "get");
     if (write)
         cr_dt_pack(obuf, ocount, odt, 0, packed, n);
-    if (!(err = target_io(w, target, at, tcount, tdt, packed, n, write)) && !write)
+    if (!(err = target_io(w, target, at, tcount, tdt, 0, packed, n, write)) && !write)
         cr_dt_unpack(obuf, ocount, odt, 0, packed, n);
     free(packed);
     return err;
@@ -145,29 +146,96 @@ int cr_mpi_get(void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datat
 
 /* ----------------------------------------------------------------- the accumulate family */
 
-/* Accumulates on one process are atomic with respect to each other: they hold its `acc` word.
- * (A wait's predicate must not change anything, since it may be tested many times: it only
- * says the word looks free, and the taking is tried again after it.) */
-static bool acc_free(void *arg)
+/* The accumulate family on one process's memory is ordered by its `acc` word. An operation on
+ * one element the CPU can change atomically (memory mapped here, 1, 2, 4 or 8 bytes, aligned)
+ * holds the word shared (counted in its low bits) and is a CPU atomic: any number run at once,
+ * and none waits for a holder that lost its core. Any other operation holds the word exclusive
+ * (CR_WIN_WRITER, once the shared holders have left) and reads, combines and writes. The two
+ * kinds never overlap, so every element is changed atomically either way. (A wait's predicate
+ * must not change anything, since it may be tested many times.) */
+static bool acc_no_writer(void *arg)
 {
-    return atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed) == 0;
+    return !(atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed) & CR_WIN_WRITER);
 }
 
-static void acc_lock(cr_win *w, int target)
+static bool acc_drained(void *arg)
+{
+    return atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed) == CR_WIN_WRITER;
+}
+
+static void acc_enter_shared(cr_win *w, int target)
 {
     _Atomic uint32_t *word = &w->ctl[target].acc;
-    for (;;) {
-        uint32_t zero = 0;
-        if (atomic_compare_exchange_weak_explicit(word, &zero, 1, memory_order_acquire, memory_order_relaxed))
-            return;
-        cr_win_wait(acc_free, word);
+    while (atomic_fetch_add_explicit(word, 1, memory_order_acquire) & CR_WIN_WRITER) {
+        atomic_fetch_sub_explicit(word, 1, memory_order_relaxed);
+        cr_xport_wake_node(); /* the writer may sleep until the shared holders are gone */
+        cr_win_wait(acc_no_writer, word);
     }
 }
 
-static void acc_unlock(cr_win *w, int target)
+static void acc_leave_shared(cr_win *w, int target)
 {
-    atomic_store_explicit(&w->ctl[target].acc, 0, memory_order_release);
+    if (atomic_fetch_sub_explicit(&w->ctl[target].acc, 1, memory_order_release) & CR_WIN_WRITER)
+        cr_xport_wake_node();
+}
+
+static void acc_enter_exclusive(cr_win *w, int target)
+{
+    _Atomic uint32_t *word = &w->ctl[target].acc;
+    for (;;) {
+        uint32_t v = atomic_load_explicit(word, memory_order_relaxed);
+        if (v & CR_WIN_WRITER)
+            cr_win_wait(acc_no_writer, word);
+        else if (atomic_compare_exchange_weak_explicit(word, &v, v | CR_WIN_WRITER, memory_order_acquire,
+                                                       memory_order_relaxed))
+            break;
+    }
+    if (!acc_drained(word))
+        cr_win_wait(acc_drained, word);
+    atomic_thread_fence(memory_order_acquire); /* after the shared holders' last stores */
+}
+
+static void acc_leave_exclusive(cr_win *w, int target)
+{
+    atomic_fetch_and_explicit(&w->ctl[target].acc, ~CR_WIN_WRITER, memory_order_release);
     cr_xport_wake_node(); /* a waiter may sleep */
+}
+
+/* The element at `p` if the CPU can change it atomically (see above), else NULL. */
+static void *atomic_element(cr_win *w, int target, char *at, MPI_Count tcount, const cr_dtype *tdt)
+{
+    const cr_dtype *leaf = tdt->leaf;
+    uint64_t n = (uint64_t)tcount * tdt->size;
+    char *p = at + tdt->true_lb;
+    if (!w->direct[target] || !leaf || n != (uint64_t)leaf->size || leaf->extent != (MPI_Aint)leaf->size ||
+        !cr_dtype_is_contig_n(tdt, tcount))
+        return NULL;
+    return (n == 1 || n == 2 || n == 4 || n == 8) && (uintptr_t)p % n == 0 ? p : NULL;
+}
+
+/* *old = *p, then *p = origin op *old (origin for MPI_REPLACE, unchanged for MPI_NO_OP), as one
+ * atomic change of the word: a compare-and-swap loop around the operation's own code. */
+#define CR_ATOMIC_UPDATE(T)                                                                                         \
+    do {                                                                                                            \
+        T *q = p, o = __atomic_load_n(q, __ATOMIC_ACQUIRE), v;                                                      \
+        if (kind == 'r')                                                                                            \
+            o = __atomic_exchange_n(q, *(const T *)origin, __ATOMIC_ACQ_REL);                                       \
+        else if (kind == 'u')                                                                                       \
+            do {                                                                                                    \
+                memcpy(&v, &o, sizeof v);                                                                           \
+                cr_op_apply(op, origin, &v, 1, leaf);                                                               \
+            } while (!__atomic_compare_exchange_n(q, &o, v, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));             \
+        memcpy(old, &o, sizeof o);                                                                                  \
+    } while (0)
+
+static void atomic_update(void *p, const void *origin, void *old, cr_op *op, cr_dtype *leaf, char kind)
+{
+    switch (leaf->size) {
+    case 1: CR_ATOMIC_UPDATE(uint8_t); break;
+    case 2: CR_ATOMIC_UPDATE(uint16_t); break;
+    case 4: CR_ATOMIC_UPDATE(uint32_t); break;
+    default: CR_ATOMIC_UPDATE(uint64_t); break;
+    }
 }
 
 /* inout = in op inout over n packed bytes of `leaf` elements (through arrays laid out with the
@@ -195,6 +263,57 @@ static int combine(cr_op *op, const void *in, void *inout, uint64_t n, cr_dtype 
     return MPI_SUCCESS;
 }
 
+/* Accumulates move through buffers of at most this many bytes, whatever their size. */
+enum { ACC_PIECE = 64 << 10 };
+
+/* The exclusive path, piece by piece: the result gets the target data as it was, then the
+ * target gets origin op target. Contiguous target data in mapped memory is combined in place. */
+static int accumulate_pieces(const void *obuf, MPI_Count ocount, cr_dtype *odt, void *rbuf, MPI_Count rcount,
+                             cr_dtype *rdt, int target, char *at, MPI_Count tcount, cr_dtype *tdt, cr_op *op,
+                             char kind, cr_win *w)
+{
+    cr_dtype *leaf = (cr_dtype *)tdt->leaf;
+    uint64_t n = (uint64_t)tcount * tdt->size;
+    uint64_t piece = (uint64_t)(ACC_PIECE / leaf->size) * (uint64_t)leaf->size;
+    if (piece == 0)
+        piece = (uint64_t)leaf->size;
+    /* in place: mapped, one run, and aligned as the operation's code loads its elements */
+    size_t lsize = (size_t)leaf->size;
+    bool in_place = w->direct[target] && cr_dtype_is_contig_n(tdt, tcount) && lsize <= 16 &&
+                    (lsize & (lsize - 1)) == 0 && (uintptr_t)(at + tdt->true_lb) % lsize == 0;
+    size_t bytes = (size_t)(n < piece ? n : piece);
+    char *theirs = in_place ? NULL : malloc(bytes ? bytes : 1), *mine = kind == 'n' ? NULL : malloc(bytes ? bytes : 1);
+    if ((!in_place && !theirs) || (kind != 'n' && !mine)) {
+        free(theirs);
+        free(mine);
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %zu bytes of an accumulate", bytes);
+    }
+    int err = MPI_SUCCESS;
+    acc_enter_exclusive(w, target);
+    for (uint64_t off = 0; off < n && !err; off += piece) {
+        uint64_t len = n - off < piece ? n - off : piece;
+        char *t = in_place ? at + tdt->true_lb + off : theirs;
+        if (mine)
+            cr_dt_pack(obuf, ocount, odt, off, mine, len);
+        if (!in_place && (rdt || kind == 'u'))
+            err = target_io(w, target, at, tcount, tdt, off, theirs, len, false);
+        if (!err && rdt)
+            cr_dt_unpack(rbuf, rcount, rdt, off, t, len);
+        if (!err && kind == 'r') {
+            if (in_place)
+                memcpy(t, mine, len);
+            else
+                err = target_io(w, target, at, tcount, tdt, off, mine, len, true);
+        } else if (!err && kind == 'u' && !(err = combine(op, mine, t, len, leaf)) && !in_place) {
+            err = target_io(w, target, at, tcount, tdt, off, theirs, len, true);
+        }
+    }
+    acc_leave_exclusive(w, target);
+    free(theirs);
+    free(mine);
+    return err;
+}
+
 /* Accumulate and get_accumulate (rdt != NULL: fetch; rbuf may be MPI_BOTTOM): the result gets
  * the target data as it was, then the target gets origin op target (origin, for MPI_REPLACE;
  * nothing, for MPI_NO_OP). */
@@ -209,41 +328,33 @@ static int accumulate(const void *obuf, MPI_Count ocount, cr_dtype *odt, void *r
     if (op->index < 0)
         return cr_err(MPI_ERR_OP, "user-defined operations are not allowed in one-sided accumulates (MPI-4.1 12.3.4): "
                                   "use a predefined operation, MPI_REPLACE or MPI_NO_OP");
-    bool no_op = op == cr_op_get(MPI_NO_OP), replace = op == cr_op_get(MPI_REPLACE);
+    /* 'n': MPI_NO_OP (a read), 'r': MPI_REPLACE (a write), 'u': an update by the operation */
+    char kind = op == cr_op_get(MPI_NO_OP) ? 'n' : op == cr_op_get(MPI_REPLACE) ? 'r' : 'u';
     cr_dtype *leaf = (cr_dtype *)tdt->leaf; /* predefined: never changed */
     if (!leaf)
         return cr_err(MPI_ERR_TYPE, "target_datatype mixes several predefined types: accumulates need a type made of "
                                     "one predefined type");
     if ((err = check_count(tcount, "target_count")) || (err = locate(w, target, disp, tcount, tdt, &at)))
         return err;
-    if (!no_op && ((err = check_count(ocount, "origin_count")) || (err = same_size(ocount, odt, tcount, tdt, "origin"))))
+    if (kind != 'n' &&
+        ((err = check_count(ocount, "origin_count")) || (err = same_size(ocount, odt, tcount, tdt, "origin"))))
         return err;
     if (fetch && ((err = check_count(rcount, "result_count")) || (err = same_size(rcount, rdt, tcount, tdt, "result"))))
         return err;
-    if (!no_op && !replace && (err = cr_op_check(op, leaf)))
+    if (kind == 'u' && (err = cr_op_check(op, leaf)))
         return err;
-    uint64_t n = (uint64_t)tcount * tdt->size;
-    char *theirs = malloc(n ? n : 1), *mine = no_op ? NULL : malloc(n ? n : 1);
-    if (!theirs || (!no_op && !mine)) {
-        free(theirs);
-        free(mine);
-        return cr_err(MPI_ERR_NO_MEM, "out of memory for %llu bytes of an accumulate", (unsigned long long)n);
-    }
-    if (mine)
-        cr_dt_pack(obuf, ocount, odt, 0, mine, n);
-    acc_lock(w, target);
-    if (fetch || (!no_op && !replace))
-        err = target_io(w, target, at, tcount, tdt, theirs, n, false);
-    if (!err && fetch)
-        cr_dt_unpack(rbuf, rcount, rdt, 0, theirs, n);
-    if (!err && replace)
-        err = target_io(w, target, at, tcount, tdt, mine, n, true);
-    else if (!err && !no_op && !(err = combine(op, mine, theirs, n, leaf)))
-        err = target_io(w, target, at, tcount, tdt, theirs, n, true);
-    acc_unlock(w, target);
-    free(theirs);
-    free(mine);
-    return err;
+    void *p = atomic_element(w, target, at, tcount, tdt);
+    if (!p)
+        return accumulate_pieces(obuf, ocount, odt, rbuf, rcount, rdt, target, at, tcount, tdt, op, kind, w);
+    _Alignas(8) unsigned char mine[8], old[8];
+    if (kind != 'n')
+        cr_dt_pack(obuf, ocount, odt, 0, mine, (uint64_t)leaf->size);
+    acc_enter_shared(w, target);
+    atomic_update(p, mine, old, op, leaf, kind);
+    acc_leave_shared(w, target);
+    if (fetch)
+        cr_dt_unpack(rbuf, rcount, rdt, 0, old, (uint64_t)leaf->size);
+    return MPI_SUCCESS;
 }
 
 int cr_mpi_accumulate(const void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datatype, int target_rank,
@@ -284,6 +395,17 @@ int cr_mpi_fetch_and_op(const void *origin_addr, void *result_addr, cr_dtype *da
                       win);
 }
 
+/* *result = *p; *p = origin if *p == compare; as one atomic change (the caller's buffers may be
+ * unaligned: copied through locals). */
+#define CR_ATOMIC_CAS(T)                                                                                            \
+    do {                                                                                                            \
+        T expect, desired;                                                                                          \
+        memcpy(&expect, compare_addr, sizeof expect);                                                               \
+        memcpy(&desired, origin_addr, sizeof desired);                                                              \
+        __atomic_compare_exchange_n((T *)p, &expect, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);            \
+        memcpy(result_addr, &expect, sizeof expect);                                                                \
+    } while (0)
+
 int cr_mpi_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, cr_dtype *datatype,
                             int target_rank, MPI_Aint target_disp, cr_win *win)
 {
@@ -306,15 +428,27 @@ int cr_mpi_compare_and_swap(const void *origin_addr, const void *compare_addr, v
     char theirs[64];
     if (n > sizeof theirs)
         return cr_err(MPI_ERR_TYPE, "datatype of %zu bytes is too large for MPI_Compare_and_swap", n);
-    acc_lock(win, target_rank);
-    err = target_io(win, target_rank, at, 1, datatype, theirs, n, false);
+    void *p = atomic_element(win, target_rank, at, 1, datatype);
+    if (p) {
+        acc_enter_shared(win, target_rank);
+        switch (n) {
+        case 1: CR_ATOMIC_CAS(uint8_t); break;
+        case 2: CR_ATOMIC_CAS(uint16_t); break;
+        case 4: CR_ATOMIC_CAS(uint32_t); break;
+        default: CR_ATOMIC_CAS(uint64_t); break;
+        }
+        acc_leave_shared(win, target_rank);
+        return MPI_SUCCESS;
+    }
+    acc_enter_exclusive(win, target_rank);
+    err = target_io(win, target_rank, at, 1, datatype, 0, theirs, n, false);
     if (!err) {
         bool equal = memcmp(theirs, compare_addr, n) == 0;
         memcpy(result_addr, theirs, n);
         if (equal)
-            err = target_io(win, target_rank, at, 1, datatype, (void *)origin_addr, n, true);
+            err = target_io(win, target_rank, at, 1, datatype, 0, (void *)origin_addr, n, true);
     }
-    acc_unlock(win, target_rank);
+    acc_leave_exclusive(win, target_rank);
     return err;
 }
 

@@ -35,6 +35,13 @@ typedef struct cr_win_ctl {
 
 #define CR_WIN_WRITER 0x80000000u
 
+/* The window's fence: a barrier in its segment (a cache line each for the count of processes
+ * in and the number of fences completed, compared for inequality only, so it may wrap). */
+typedef struct cr_win_fence {
+    _Alignas(64) _Atomic uint32_t arrived;
+    _Alignas(64) _Atomic uint32_t generation;
+} cr_win_fence;
+
 /* The window's info hints (MPI-4.1 section 12.2.1), as MPI_Win_get_info reports them. */
 typedef struct cr_win_hints {
     bool no_locks, same_size, same_disp_unit, alloc_shared_noncontig;
@@ -56,7 +63,8 @@ typedef struct cr_win {
     bool *direct;
     void *seg; /* the mapped node segment: control block, then allocated memory */
     size_t seg_bytes;
-    cr_win_ctl *ctl; /* ctl[r]: process r's control words */
+    cr_win_fence *fence; /* at the start of the segment */
+    cr_win_ctl *ctl;     /* ctl[r]: process r's control words, after the fence */
     /* General active target, pair by pair (a post of one target never stands in for another's):
      * posted[o * size + t] counts t's MPI_Win_post calls that named origin o, completed[t * size
      * + o] o's MPI_Win_complete calls towards t; both in the segment, compared modulo 2^32. */
@@ -66,6 +74,7 @@ typedef struct cr_win {
     int *held;       /* passive target: the lock this process holds at each process (0 for none) */
     int *start_group, nstart; /* the access epoch of MPI_Win_start: its targets */
     int *post_group, npost;   /* the exposure epoch of MPI_Win_post: its origins */
+    uint32_t fence_generation; /* the fence generation this process waits to see pass */
     bool fence_open;          /* a fence began an epoch (its assertion did not say MPI_MODE_NOSUCCEED) */
     bool start_open, post_open; /* MPI_Win_start ... complete, MPI_Win_post ... wait/test */
     cr_win_hints hints;

@@ -47,6 +47,27 @@ int cr_win_check_epoch(const cr_win *w, int target)
                                     "MPI_Win_start (naming it), MPI_Win_lock or MPI_Win_lock_all", target);
 }
 
+/* The fence's barrier (rma.h): the last process in opens the next generation. */
+static bool generation_passed(void *arg)
+{
+    cr_win *w = arg;
+    return atomic_load_explicit(&w->fence->generation, memory_order_acquire) != w->fence_generation;
+}
+
+static void fence_barrier(cr_win *w)
+{
+    cr_win_fence *f = w->fence;
+    w->fence_generation = atomic_load_explicit(&f->generation, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&f->arrived, 1, memory_order_acq_rel) == (uint32_t)w->size - 1) {
+        atomic_store_explicit(&f->arrived, 0, memory_order_relaxed);
+        atomic_store_explicit(&f->generation, w->fence_generation + 1, memory_order_release);
+        cr_xport_wake_node();
+        return;
+    }
+    if (!generation_passed(w))
+        cr_win_wait(generation_passed, w);
+}
+
 int cr_mpi_win_fence(int assert, cr_win *win)
 {
     int err = check_assert(assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED,
@@ -56,8 +77,8 @@ int cr_mpi_win_fence(int assert, cr_win *win)
     memory_fence();
     /* Everyone's operations of the epoch are done (they completed in their calls) before anyone
      * goes on: a barrier, unless the epoch had none and no next one starts. */
-    if (!((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED)) && (err = cr_mpi_barrier(win->comm)))
-        return err;
+    if (!((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED)))
+        fence_barrier(win);
     memory_fence();
     win->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     return MPI_SUCCESS;

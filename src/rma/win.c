@@ -9,6 +9,7 @@
 #include "cr_impl.h"
 #include "runtime/comm_create.h"
 #include "xport/shm/segment.h"
+#include "xport/xport.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,9 @@ static int segment_map(cr_win *w, size_t bytes)
     int failed = 0, err;
     if (w->rank == 0) {
         if (cr_seg_create("courier-win", bytes, &fd, &w->seg) == 0) {
+            /* before anyone else maps it: the fence's count of completed fences starts where
+             * the debug tunable says (near its wrap, in tests) */
+            atomic_store(&((cr_win_fence *)w->seg)->generation, cr_xport_seq_start());
             pid_fd[0] = getpid();
             pid_fd[1] = fd;
         }
@@ -162,7 +166,8 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     bool alloc = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
     size_t align = flavor == MPI_WIN_FLAVOR_SHARED ? (w->hints.alloc_shared_noncontig ? 4096 : 1) : 64;
     size_t pairs = (size_t)p * (size_t)p * sizeof(uint32_t); /* posted, completed */
-    size_t ctl_bytes = ((size_t)p * sizeof(cr_win_ctl) + 2 * pairs + 4095) & ~(size_t)4095, at = ctl_bytes;
+    size_t ctl_bytes = (sizeof(cr_win_fence) + (size_t)p * sizeof(cr_win_ctl) + 2 * pairs + 4095) & ~(size_t)4095;
+    size_t at = ctl_bytes;
     size_t *offset = malloc((size_t)p * sizeof *offset);
     bool too_big = false; /* every process finds the same, from the same sizes */
     for (int r = 0; offset && r < p; r++) {
@@ -178,7 +183,8 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
         win_release(w);
         return err ? err : cr_err(MPI_ERR_NO_MEM, "out of memory for a window");
     }
-    w->ctl = w->seg;
+    w->fence = w->seg;
+    w->ctl = (cr_win_ctl *)(w->fence + 1);
     w->posted = (_Atomic uint32_t *)(w->ctl + p);
     w->completed = w->posted + (size_t)p * (size_t)p;
     for (int r = 0; r < p; r++) {

@@ -228,6 +228,11 @@ int cr_xport_read(int src, const struct iovec *local, int nlocal, const struct i
     return r->ops->read(r->peer, local, nlocal, remote, nremote);
 }
 
+uint32_t cr_xport_seq_start(void)
+{
+    return cr_shm_seq_start();
+}
+
 void cr_xport_wake_node(void)
 {
     cr_shm_wake_sleepers();

@@ -97,6 +97,8 @@ int cr_xport_poll(void);
 int cr_xport_read(int src, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
 /* Wakes this node's processes that sleep in cr_xport_sleep, after changing shared memory one of
  * them may wait on without a frame to ring its bell (one-sided locks and counters). */
+/* Where sequence counters in shared memory start (a debug tunable starts them near their wrap). */
+uint32_t cr_xport_seq_start(void);
 void cr_xport_wake_node(void);
 /* The other way: local memory into world rank `dst`'s (one-sided operations on memory the
  * target did not allocate in shared memory). 0, or -1 when this transport cannot. */
