@@ -41,10 +41,14 @@ int cr_check_buffer_fail(const void *buf, MPI_Count count, const cr_dtype *dt, c
 
 static inline int cr_check_comm(MPI_Comm h, const char *arg, int flags, cr_comm **out)
 {
-    (void)flags;
     cr_comm *c = cr_comm_get(h);
-    if (CR_UNLIKELY(!c))
+    if (CR_UNLIKELY(!c)) {
+        if ((flags & CR_CHECK_NULL_OK) && h == MPI_COMM_NULL) {
+            *out = NULL;
+            return MPI_SUCCESS;
+        }
         return cr_check_fail_comm(h, arg);
+    }
     *out = c;
     return MPI_SUCCESS;
 }

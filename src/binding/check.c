@@ -79,7 +79,9 @@ int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out
 
 int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out)
 {
-    (void)flags;
+    *out = NULL;
+    if ((flags & CR_CHECK_NULL_OK) && h == MPI_WIN_NULL)
+        return MPI_SUCCESS;
     cr_win *w = cr_handle_get((uintptr_t)h, CR_KIND_WIN);
     if (!w)
         return cr_err_bad_handle(MPI_ERR_WIN, "window", (uintptr_t)h, arg);
@@ -89,6 +91,9 @@ int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out)
 
 int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
 {
+    *out = NULL;
+    if ((flags & CR_CHECK_NULL_OK) && h == MPI_DATATYPE_NULL)
+        return MPI_SUCCESS;
     return cr_dtype_check(h, arg, flags & CR_CHECK_COMMITTED, out);
 }
 

@@ -93,6 +93,9 @@ int cr_coll_resolve(MPI_Datatype h, const char *arg, cr_dtype **dt);
 /* Every count of `counts` (n of them) is not negative; `types` (n of them) resolve. */
 int cr_coll_check_counts(cr_cvec counts, int n, const char *arg);
 int cr_coll_resolve_types(const MPI_Datatype *types, int n, const char *arg, cr_dtype **out);
+/* Whether any of the n counts is positive: aliased send and receive buffers are an error only
+ * for a process that moves data (MPICH and mpi4py pass one buffer twice with zero counts). */
+bool cr_coll_any_count(cr_cvec counts, int n);
 
 /* Where this process stands in a collective with a root: at the root (on an
  * intercommunicator, root == MPI_ROOT), and whether it sends to or receives from the root

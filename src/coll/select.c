@@ -58,6 +58,14 @@ int cr_coll_check_count(MPI_Count count, const char *arg)
                      : MPI_SUCCESS;
 }
 
+bool cr_coll_any_count(cr_cvec counts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (cr_cvec_at(counts, (size_t)i) > 0)
+            return true;
+    return false;
+}
+
 /* ----------------------------------------------------------------- running a call */
 
 int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_coll_build_fn *build,
@@ -230,7 +238,7 @@ static int allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt
         return err;
     if (sbuf != MPI_IN_PLACE && (err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf")))
         return err;
-    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .both_buffers = true};
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .both_buffers = count > 0};
     return cr_coll_launch(comm, mode, request, build_allreduce, &a);
 }
 
@@ -299,7 +307,7 @@ static int reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, c
     if (at_root && (err = cr_coll_check_buffer(rbuf, count, dt, "recvbuf")))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .root = root,
-                      .both_buffers = at_root && !comm->inter};
+                      .both_buffers = at_root && !comm->inter && count > 0};
     return cr_coll_launch(comm, mode, request, build_reduce, &a);
 }
 
@@ -493,7 +501,7 @@ static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
             return cr_err(MPI_ERR_TRUNCATE, "sendcount/sendtype give %lld bytes, recvcount/recvtype %lld per process",
                           (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
     }
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0, .both_buffers = true};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0, .both_buffers = scount > 0 || rcount > 0};
     return cr_coll_launch(comm, mode, request, build_allgather, &a);
 }
 

@@ -163,7 +163,8 @@ static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, vo
                             "this process's own block (sendcount/sendtype against recvcounts[rank]/recvtype)")))))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .rcounts = rcounts,
-                      .rdispls = displs, .both_buffers = true};
+                      .rdispls = displs,
+                      .both_buffers = sbuf == rbuf && (scount > 0 || cr_coll_any_count(rcounts, comm->remote_size))};
     return cr_coll_launch(comm, mode, request, build_allgatherv, &a);
 }
 
@@ -253,7 +254,7 @@ static int alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void
                              "each block (sendcount/sendtype against recvcount/recvtype)")))))
         return err;
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .sdt = sdt, .rdt = rdt,
-                      .both_buffers = true};
+                      .both_buffers = scount > 0 || rcount > 0};
     return cr_coll_launch(comm, mode, request, build_alltoall, &a);
 }
 
@@ -273,8 +274,10 @@ static int alltoallv(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, MPI_Dat
     if (sbuf != MPI_IN_PLACE &&
         ((err = cr_coll_check_counts(scounts, comm->remote_size, "sendcounts")) || (err = cr_coll_resolve(stype, "sendtype", &sdt))))
         return err;
+    bool moves = sbuf == rbuf && (cr_coll_any_count(scounts, comm->remote_size) ||
+                                  cr_coll_any_count(rcounts, comm->remote_size));
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .sdt = sdt, .rdt = rdt, .scounts = scounts, .sdispls = sdispls,
-                      .rcounts = rcounts, .rdispls = rdispls, .both_buffers = true};
+                      .rcounts = rcounts, .rdispls = rdispls, .both_buffers = moves};
     return cr_coll_launch(comm, mode, request, build_alltoallv, &a);
 }
 
@@ -312,8 +315,9 @@ static int alltoallw(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const M
     if (!err && sbuf != MPI_IN_PLACE && !(err = cr_coll_check_counts(scounts, n, "sendcounts")))
         err = cr_coll_resolve_types(stypes, n, "sendtypes", types);
     if (!err) {
+        bool moves = sbuf == rbuf && (cr_coll_any_count(scounts, n) || cr_coll_any_count(rcounts, n));
         cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scounts = scounts, .sdispls = sdispls, .rcounts = rcounts,
-                          .rdispls = rdispls, .sdts = types, .rdts = types + n, .both_buffers = true};
+                          .rdispls = rdispls, .sdts = types, .rdts = types + n, .both_buffers = moves};
         err = cr_coll_launch(comm, mode, request, build_alltoallw, &a); /* the steps keep what they need */
     }
     free(types);
@@ -367,8 +371,9 @@ static int reduce_scatter_any(const void *sbuf, void *rbuf, cr_cvec rcounts, MPI
         err = cr_coll_check_counts(rcounts, comm->size, "recvcounts");
     if (err)
         return err;
+    bool moves = sbuf == rbuf && (rcounts.p ? cr_coll_any_count(rcounts, comm->size) : rcount > 0);
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .rdt = dt, .op = op, .rcounts = rcounts,
-                      .both_buffers = true};
+                      .both_buffers = moves};
     return cr_coll_launch(comm, mode, request, build_reduce_scatter, &a);
 }
 
@@ -417,7 +422,7 @@ static int scan_any(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt,
         err = cr_coll_check_buffer(sbuf, count, dt, "sendbuf");
     if (err)
         return err;
-    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .both_buffers = true};
+    cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = count, .rdt = dt, .op = op, .both_buffers = count > 0};
     return cr_coll_launch(comm, mode, request, build, &a);
 }
 

@@ -96,7 +96,7 @@ int cr_mpi_comm_remote_size(cr_comm *comm, int *size)
 
 int cr_mpi_comm_get_name(cr_comm *comm, char *comm_name, int *resultlen)
 {
-    *resultlen = cr_strlcpy(comm_name, comm->name, MPI_MAX_OBJECT_NAME);
+    *resultlen = cr_strlcpy(comm_name, comm ? comm->name : "MPI_COMM_NULL", MPI_MAX_OBJECT_NAME);
     return MPI_SUCCESS;
 }
 

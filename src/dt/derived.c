@@ -770,6 +770,10 @@ int cr_mpi_type_set_name(cr_dtype *dt, const char *name)
 
 int cr_mpi_type_get_name(cr_dtype *dt, char *name, int *resultlen)
 {
+    if (!dt) {
+        *resultlen = cr_strlcpy(name, "MPI_DATATYPE_NULL", MPI_MAX_OBJECT_NAME);
+        return MPI_SUCCESS;
+    }
     const char *n = dt->d ? dt->d->name : dt->name ? dt->name : "";
     /* Synonyms share one handle in the ABI: MPI_Type_get_name answers with the standard's main
      * name, as MPICH does (error messages keep the other spelling, which users write as often). */

@@ -33,7 +33,9 @@ void cr_dt_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *ds
 {
     uint64_t sbytes = (uint64_t)scount * (uint64_t)sdt->size, dbytes = (uint64_t)dcount * (uint64_t)ddt->size;
     uint64_t n = CR_MIN(sbytes, dbytes);
-    if (n == 0 || src == dst)
+    /* One buffer read and written through the same layout is a copy onto itself. (The same
+     * address with different types is not: MPI_BOTTOM with absolute addresses in each.) */
+    if (n == 0 || (src == dst && sdt == ddt))
         return;
     if (cr_dtype_is_contig(sdt) && cr_dtype_is_contig(ddt)) {
         memmove((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, n);

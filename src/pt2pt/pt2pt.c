@@ -835,6 +835,11 @@ int cr_pt2pt_cancel(cr_request *r)
         r->cancel = CANCEL_ASKED;
         cr_penv env = {.ctx = r->ctx, .type = P_CANCEL, .b = (uintptr_t)r};
         send_frame(dst, &env, NULL, 0);
+        /* To this process itself, the answer is a round of progress away: take it now, so the
+         * first test after MPI_Cancel reports the cancelled send (mpi4py's tests, and users,
+         * poll once and then receive the message if it is not cancelled). */
+        for (int round = 0; dst == cr_rt.rank && r->cancel == CANCEL_ASKED && round < 4; round++)
+            cr_progress();
     }
     return MPI_SUCCESS;
 }

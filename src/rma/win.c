@@ -412,7 +412,7 @@ int cr_mpi_win_set_name(cr_win *win, const char *name)
 
 int cr_mpi_win_get_name(cr_win *win, char *name, int *resultlen)
 {
-    *resultlen = cr_strlcpy(name, win->name, MPI_MAX_OBJECT_NAME);
+    *resultlen = cr_strlcpy(name, win ? win->name : "MPI_WIN_NULL", MPI_MAX_OBJECT_NAME);
     return MPI_SUCCESS;
 }
 

@@ -161,11 +161,14 @@ static void widen_affinity(void)
 
 static void stop(void);
 
-/* The process exits with the library up and neither model using it (sessions only, all
- * closed): stop it, so the launcher sees a clean end. */
+/* The process exits with the library up: stop it, so the launcher sees a clean end, when
+ * neither model uses it any more (sessions only, all closed), or when the world model was
+ * finalized and only sessions were left open (they end with the process, as in MPICH: the
+ * program did call MPI_Finalize; mpi4py's session tests leave one open when a call fails). */
 static void stop_at_exit(void)
 {
-    if (cr_rt.state == CR_STATE_RUNNING && cr_rt.world_state != CR_STATE_RUNNING && cr_rt.sessions == 0)
+    if (cr_rt.state == CR_STATE_RUNNING && cr_rt.world_state != CR_STATE_RUNNING &&
+        (cr_rt.sessions == 0 || cr_rt.world_state == CR_STATE_FINALIZED))
         stop();
 }
 

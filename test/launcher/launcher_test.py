@@ -252,6 +252,14 @@ def exit_status_after_finalize(env):
 
 
 @case
+def session_left_open(env):
+    """MPI_Finalize with an MPI_Session still open, then a normal exit: a clean end (the session
+    ends with the process), not "exited without calling MPI_Finalize"."""
+    r = run(env, 3, "session_open")
+    check(r.status == 0 and not r.err and r.out.count("finalized with a session open") == 3, r.describe())
+
+
+@case
 def exit_status_success(env):
     r = run(env, 4, "hello")
     check(r.status == 0 and not r.err, r.describe())

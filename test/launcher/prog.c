@@ -220,6 +220,12 @@ int main(int argc, char **argv)
         coll_loop(argv[2], atoi(argv[3]), atoi(argv[4]));
     } else if (!strcmp(mode, "allreduce")) {
         allreduce_check();
+    } else if (!strcmp(mode, "session_open")) { /* finalize with a session left open, then exit 0 */
+        MPI_Session session;
+        MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session);
+        MPI_Finalize();
+        printf("rank %d finalized with a session open\n", rank);
+        return 0;
     } else if (!strcmp(mode, "lockdie")) {
         lock_holder_dies(argc > 2 ? argv[2] : "allocate");
     } else if (!strcmp(mode, "hang")) { /* say we are ready, then wait to be stopped */

@@ -188,6 +188,12 @@ int main(int argc, char **argv)
     MPI_Type_get_name(MPI_FLOAT, name, &len);
     CHECK(strcmp(name, "single") == 0 && len == 6, "renamed MPI_FLOAT: %s", name);
     MPI_Type_set_name(MPI_FLOAT, "MPI_FLOAT");
+    /* the null handles have names (MPICH and Open MPI answer; mpi4py asks) */
+    rc = MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len);
+    CHECK(rc == MPI_SUCCESS && !strcmp(name, "MPI_DATATYPE_NULL"), "name of MPI_DATATYPE_NULL: \"%s\" (rc %d)", name, rc);
+    rc = MPI_Comm_get_name(MPI_COMM_NULL, name, &len);
+    CHECK(rc == MPI_SUCCESS && !strcmp(name, "MPI_COMM_NULL") && len == 13, "name of MPI_COMM_NULL: \"%s\" (rc %d)",
+          name, rc);
 
     printf(errs ? "FAILED: %d errors\n" : " No Errors\n", errs);
     MPI_Finalize();

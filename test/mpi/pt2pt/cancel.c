@@ -13,6 +13,8 @@
  *   - cancelling right after sending (receive posted before or after, eager, long eager or rendezvous,
  *     standard or synchronous): whatever the outcome, a cancelled message never arrives and
  *     one that was not cancelled does.
+ *   - an unmatched synchronous send to this process itself: the first MPI_Request_get_status
+ *     after MPI_Cancel already reports it cancelled (mpi4py polls once, then receives).
  * Ranks work in pairs (0-1, 2-3, ...) doing all of it both ways at once; a rank without a
  * partner does it with itself. */
 #include "mpitest.h"
@@ -252,6 +254,20 @@ int main(int argc, char **argv)
     }
 
     int flag;
+    /* to itself: cancelled by the time MPI_Cancel returns */
+    for (int k = 0; k < 2; k++) {
+        CHECK_CLASS(MPI_Issend(sbuf, k ? BIG : 0, MPI_INT, rank, 950, syncc, &s), MPI_SUCCESS);
+        CHECK_CLASS(MPI_Probe(rank, 950, syncc, &st), MPI_SUCCESS);
+        CHECK_CLASS(MPI_Cancel(&s), MPI_SUCCESS);
+        flag = 0;
+        CHECK_CLASS(MPI_Request_get_status(s, &flag, &st), MPI_SUCCESS);
+        CHECK(flag && cancelled(&st) == 1, "a synchronous send of %d ints to itself: not reported cancelled by the "
+              "first MPI_Request_get_status after MPI_Cancel (flag %d)", k ? BIG : 0, flag);
+        CHECK_CLASS(MPI_Wait(&s, &st), MPI_SUCCESS);
+        CHECK(cancelled(&st) == 1, "a synchronous send to itself was not cancelled");
+        MPI_Iprobe(rank, 950, syncc, &flag, MPI_STATUS_IGNORE);
+        CHECK(!flag, "a synchronous send to itself, cancelled, is still there to receive");
+    }
     sync_peer();
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
     CHECK(!flag, "a message is left over (tag %d): a cancelled send was delivered", st.MPI_TAG);

@@ -116,6 +116,8 @@ static void check_window_object(win_t *w)
     int len = -1;
     CHECK_CLASS(MPI_Win_get_name(w->win, name, &len), MPI_SUCCESS);
     CHECK(len == 0 && name[0] == 0, "%s: default name \"%s\" (%d)", w->what, name, len);
+    CHECK_CLASS(MPI_Win_get_name(MPI_WIN_NULL, name, &len), MPI_SUCCESS); /* the null handle's name */
+    CHECK(!strcmp(name, "MPI_WIN_NULL") && len == 12, "name of MPI_WIN_NULL: \"%s\" (%d)", name, len);
     char want[MPI_MAX_OBJECT_NAME];
     snprintf(want, sizeof want, "window %s of %d", w->what, w->size);
     CHECK_CLASS(MPI_Win_set_name(w->win, want), MPI_SUCCESS);
