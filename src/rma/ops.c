@@ -5,6 +5,7 @@
 #include "rma.h"
 
 #include "coll/op.h"
+#include "core/copy.h"
 #include "cr_impl.h"
 #include "req/request.h"
 #include "xport/xport.h"
@@ -99,6 +100,19 @@ static int transfer(void *obuf, MPI_Count ocount, cr_dtype *odt, int target, MPI
         (err = same_size(ocount, odt, tcount, tdt, "origin")) || (err = locate(w, target, disp, tcount, tdt, &at)))
         return err;
     if (w->direct[target]) {
+        uint64_t n = (uint64_t)tcount * tdt->size;
+        if (n == 0)
+            return MPI_SUCCESS;
+        if (cr_dtype_is_contig_n(odt, ocount) && cr_dtype_is_contig_n(tdt, tcount)) {
+            /* one run each: a plain copy, streaming when larger than the caches */
+            char *mine = (char *)obuf + odt->true_lb, *theirs = at + tdt->true_lb;
+            char *to = write ? theirs : mine, *from = write ? mine : theirs;
+            if (to + n <= from || from + n <= to)
+                cr_copy_big(to, from, (size_t)n);
+            else
+                memmove(to, from, (size_t)n);
+            return MPI_SUCCESS;
+        }
         if (write)
             cr_dt_copy(obuf, ocount, odt, at, tcount, tdt);
         else
@@ -146,58 +160,76 @@ int cr_mpi_get(void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datat
 
 /* ----------------------------------------------------------------- the accumulate family */
 
-/* The accumulate family on one process's memory is ordered by its `acc` word. An operation on
- * one element the CPU can change atomically (memory mapped here, 1, 2, 4 or 8 bytes, aligned)
- * holds the word shared (counted in its low bits) and is a CPU atomic: any number run at once,
- * and none waits for a holder that lost its core. Any other operation holds the word exclusive
- * (CR_WIN_WRITER, once the shared holders have left) and reads, combines and writes. The two
- * kinds never overlap, so every element is changed atomically either way. (A wait's predicate
- * must not change anything, since it may be tested many times.) */
+/* The accumulate family on one process's memory: two kinds of operation, never at once.
+ * An operation on one element the CPU can change atomically (memory mapped here, 1, 2, 4 or 8
+ * bytes, aligned) is a CPU atomic; any number run together, and none waits for a holder that
+ * lost its core. Any other operation is exclusive: it sets CR_WIN_WRITER in the target's `acc`
+ * word, waits until no atomic on that target is in flight, then reads, combines and writes.
+ * An atomic announces itself in its own process's `atomic_on` word (its own cache line, so the
+ * announcement costs no contended access), then checks for a writer; the writer sets its bit,
+ * then checks the announcements. Both sides are sequentially consistent, so at least one sees
+ * the other (Dekker): the atomic backs off, or the writer waits. Every element is thus changed
+ * atomically whichever way each operation went. (Wait predicates must not change anything:
+ * they may be tested many times.) */
 static bool acc_no_writer(void *arg)
 {
     return !(atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed) & CR_WIN_WRITER);
 }
 
-static bool acc_drained(void *arg)
+static void acc_enter_atomic(cr_win *w, int target)
 {
-    return atomic_load_explicit((_Atomic uint32_t *)arg, memory_order_relaxed) == CR_WIN_WRITER;
-}
-
-static void acc_enter_shared(cr_win *w, int target)
-{
-    _Atomic uint32_t *word = &w->ctl[target].acc;
-    while (atomic_fetch_add_explicit(word, 1, memory_order_acquire) & CR_WIN_WRITER) {
-        atomic_fetch_sub_explicit(word, 1, memory_order_relaxed);
-        cr_xport_wake_node(); /* the writer may sleep until the shared holders are gone */
+    _Atomic uint32_t *mine = &w->ctl[w->rank].atomic_on, *word = &w->ctl[target].acc;
+    for (;;) {
+        atomic_store_explicit(mine, (uint32_t)target + 1, memory_order_seq_cst);
+        if (!(atomic_load_explicit(word, memory_order_seq_cst) & CR_WIN_WRITER))
+            return;
+        atomic_store_explicit(mine, 0, memory_order_seq_cst);
+        cr_xport_wake_node(); /* the writer may sleep until the atomics are gone */
         cr_win_wait(acc_no_writer, word);
     }
 }
 
-static void acc_leave_shared(cr_win *w, int target)
+static void acc_leave_atomic(cr_win *w, int target)
 {
-    if (atomic_fetch_sub_explicit(&w->ctl[target].acc, 1, memory_order_release) & CR_WIN_WRITER)
+    atomic_store_explicit(&w->ctl[w->rank].atomic_on, 0, memory_order_seq_cst);
+    if (atomic_load_explicit(&w->ctl[target].acc, memory_order_seq_cst) & CR_WIN_WRITER)
         cr_xport_wake_node();
+}
+
+typedef struct {
+    cr_win *w;
+    int target;
+} acc_target;
+
+static bool atomics_drained(void *arg)
+{
+    const acc_target *t = arg;
+    for (int o = 0; o < t->w->size; o++)
+        if (atomic_load_explicit(&t->w->ctl[o].atomic_on, memory_order_seq_cst) == (uint32_t)t->target + 1)
+            return false;
+    return true;
 }
 
 static void acc_enter_exclusive(cr_win *w, int target)
 {
     _Atomic uint32_t *word = &w->ctl[target].acc;
     for (;;) {
-        uint32_t v = atomic_load_explicit(word, memory_order_relaxed);
-        if (v & CR_WIN_WRITER)
-            cr_win_wait(acc_no_writer, word);
-        else if (atomic_compare_exchange_weak_explicit(word, &v, v | CR_WIN_WRITER, memory_order_acquire,
-                                                       memory_order_relaxed))
+        uint32_t free_word = 0;
+        if (atomic_compare_exchange_weak_explicit(word, &free_word, CR_WIN_WRITER, memory_order_seq_cst,
+                                                  memory_order_relaxed))
             break;
+        if (free_word & CR_WIN_WRITER)
+            cr_win_wait(acc_no_writer, word);
     }
-    if (!acc_drained(word))
-        cr_win_wait(acc_drained, word);
-    atomic_thread_fence(memory_order_acquire); /* after the shared holders' last stores */
+    acc_target t = {w, target};
+    if (!atomics_drained(&t))
+        cr_win_wait(atomics_drained, &t);
+    atomic_thread_fence(memory_order_acquire); /* after the atomics' changes */
 }
 
 static void acc_leave_exclusive(cr_win *w, int target)
 {
-    atomic_fetch_and_explicit(&w->ctl[target].acc, ~CR_WIN_WRITER, memory_order_release);
+    atomic_store_explicit(&w->ctl[target].acc, 0, memory_order_release);
     cr_xport_wake_node(); /* a waiter may sleep */
 }
 
@@ -213,18 +245,29 @@ static void *atomic_element(cr_win *w, int target, char *at, MPI_Count tcount, c
     return (n == 1 || n == 2 || n == 4 || n == 8) && (uintptr_t)p % n == 0 ? p : NULL;
 }
 
-/* *old = *p, then *p = origin op *old (origin for MPI_REPLACE, unchanged for MPI_NO_OP), as one
- * atomic change of the word: a compare-and-swap loop around the operation's own code. */
+/* *old = *p, then *p = origin op *old, as one atomic change of the element. kind: 'n'
+ * MPI_NO_OP (a load), 'r' MPI_REPLACE (an exchange), '+' '&' '|' '^' integer sums and bitwise
+ * operations (one instruction each), 'u' any other (a compare-and-swap loop around the
+ * operation's own code, so every predefined operation on every type of these sizes is atomic,
+ * floating point included). Integers are added as unsigned: the same bits as two's complement. */
 #define CR_ATOMIC_UPDATE(T)                                                                                         \
     do {                                                                                                            \
-        T *q = p, o = __atomic_load_n(q, __ATOMIC_ACQUIRE), v;                                                      \
-        if (kind == 'r')                                                                                            \
-            o = __atomic_exchange_n(q, *(const T *)origin, __ATOMIC_ACQ_REL);                                       \
-        else if (kind == 'u')                                                                                       \
+        T *q = p, o, v, x;                                                                                          \
+        memcpy(&x, origin, sizeof x);                                                                               \
+        switch (kind) {                                                                                             \
+        case 'n': o = __atomic_load_n(q, __ATOMIC_ACQUIRE); break;                                                  \
+        case 'r': o = __atomic_exchange_n(q, x, __ATOMIC_ACQ_REL); break;                                           \
+        case '+': o = __atomic_fetch_add(q, x, __ATOMIC_ACQ_REL); break;                                            \
+        case '&': o = __atomic_fetch_and(q, x, __ATOMIC_ACQ_REL); break;                                            \
+        case '|': o = __atomic_fetch_or(q, x, __ATOMIC_ACQ_REL); break;                                             \
+        case '^': o = __atomic_fetch_xor(q, x, __ATOMIC_ACQ_REL); break;                                            \
+        default:                                                                                                    \
+            o = __atomic_load_n(q, __ATOMIC_ACQUIRE);                                                               \
             do {                                                                                                    \
-                memcpy(&v, &o, sizeof v);                                                                           \
+                v = o;                                                                                              \
                 cr_op_apply(op, origin, &v, 1, leaf);                                                               \
             } while (!__atomic_compare_exchange_n(q, &o, v, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));             \
+        }                                                                                                           \
         memcpy(old, &o, sizeof o);                                                                                  \
     } while (0)
 
@@ -236,6 +279,22 @@ static void atomic_update(void *p, const void *origin, void *old, cr_op *op, cr_
     case 4: CR_ATOMIC_UPDATE(uint32_t); break;
     default: CR_ATOMIC_UPDATE(uint64_t); break;
     }
+}
+
+/* The one-instruction atomic for `op` on `leaf`, or 'u' (see CR_ATOMIC_UPDATE). */
+static char atomic_kind(const cr_op *op, const cr_dtype *leaf)
+{
+    unsigned cat = leaf->category;
+    bool integer = cat == CR_CAT_C_INT || cat == CR_CAT_F_INT || cat == CR_CAT_MULTI || cat == CR_CAT_CHAR;
+    if (op == cr_op_get(MPI_SUM) && integer)
+        return '+';
+    if (op == cr_op_get(MPI_BAND))
+        return '&';
+    if (op == cr_op_get(MPI_BOR))
+        return '|';
+    if (op == cr_op_get(MPI_BXOR))
+        return '^';
+    return 'u';
 }
 
 /* inout = in op inout over n packed bytes of `leaf` elements (through arrays laid out with the
@@ -277,13 +336,20 @@ static int accumulate_pieces(const void *obuf, MPI_Count ocount, cr_dtype *odt, 
     uint64_t piece = (uint64_t)(ACC_PIECE / leaf->size) * (uint64_t)leaf->size;
     if (piece == 0)
         piece = (uint64_t)leaf->size;
-    /* in place: mapped, one run, and aligned as the operation's code loads its elements */
+    /* Target data in place (mapped, one run) and origin data read where it is (one run), when
+     * aligned as the operation's code loads its elements; else through buffers of a piece. */
     size_t lsize = (size_t)leaf->size;
-    bool in_place = w->direct[target] && cr_dtype_is_contig_n(tdt, tcount) && lsize <= 16 &&
-                    (lsize & (lsize - 1)) == 0 && (uintptr_t)(at + tdt->true_lb) % lsize == 0;
+    bool natural = lsize <= 16 && (lsize & (lsize - 1)) == 0;
+    bool in_place = natural && w->direct[target] && cr_dtype_is_contig_n(tdt, tcount) &&
+                    (uintptr_t)(at + tdt->true_lb) % lsize == 0;
+    const char *origin_run = kind != 'n' && natural && cr_dtype_is_contig_n(odt, ocount) &&
+                                     (uintptr_t)((const char *)obuf + odt->true_lb) % lsize == 0
+                                 ? (const char *)obuf + odt->true_lb
+                                 : NULL;
     size_t bytes = (size_t)(n < piece ? n : piece);
-    char *theirs = in_place ? NULL : malloc(bytes ? bytes : 1), *mine = kind == 'n' ? NULL : malloc(bytes ? bytes : 1);
-    if ((!in_place && !theirs) || (kind != 'n' && !mine)) {
+    bool need_mine = kind != 'n' && !origin_run;
+    char *theirs = in_place ? NULL : malloc(bytes ? bytes : 1), *mine = need_mine ? malloc(bytes ? bytes : 1) : NULL;
+    if ((!in_place && !theirs) || (need_mine && !mine)) {
         free(theirs);
         free(mine);
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %zu bytes of an accumulate", bytes);
@@ -293,6 +359,7 @@ static int accumulate_pieces(const void *obuf, MPI_Count ocount, cr_dtype *odt, 
     for (uint64_t off = 0; off < n && !err; off += piece) {
         uint64_t len = n - off < piece ? n - off : piece;
         char *t = in_place ? at + tdt->true_lb + off : theirs;
+        const char *m = origin_run ? origin_run + off : mine;
         if (mine)
             cr_dt_pack(obuf, ocount, odt, off, mine, len);
         if (!in_place && (rdt || kind == 'u'))
@@ -301,10 +368,10 @@ static int accumulate_pieces(const void *obuf, MPI_Count ocount, cr_dtype *odt, 
             cr_dt_unpack(rbuf, rcount, rdt, off, t, len);
         if (!err && kind == 'r') {
             if (in_place)
-                memcpy(t, mine, len);
+                memmove(t, m, len);
             else
-                err = target_io(w, target, at, tcount, tdt, off, mine, len, true);
-        } else if (!err && kind == 'u' && !(err = combine(op, mine, t, len, leaf)) && !in_place) {
+                err = target_io(w, target, at, tcount, tdt, off, (void *)m, len, true); /* read only */
+        } else if (!err && kind == 'u' && !(err = combine(op, m, t, len, leaf)) && !in_place) {
             err = target_io(w, target, at, tcount, tdt, off, theirs, len, true);
         }
     }
@@ -346,12 +413,12 @@ static int accumulate(const void *obuf, MPI_Count ocount, cr_dtype *odt, void *r
     void *p = atomic_element(w, target, at, tcount, tdt);
     if (!p)
         return accumulate_pieces(obuf, ocount, odt, rbuf, rcount, rdt, target, at, tcount, tdt, op, kind, w);
-    _Alignas(8) unsigned char mine[8], old[8];
+    _Alignas(8) unsigned char mine[8] = {0}, old[8];
     if (kind != 'n')
         cr_dt_pack(obuf, ocount, odt, 0, mine, (uint64_t)leaf->size);
-    acc_enter_shared(w, target);
-    atomic_update(p, mine, old, op, leaf, kind);
-    acc_leave_shared(w, target);
+    acc_enter_atomic(w, target);
+    atomic_update(p, mine, old, op, leaf, kind == 'u' ? atomic_kind(op, leaf) : kind);
+    acc_leave_atomic(w, target);
     if (fetch)
         cr_dt_unpack(rbuf, rcount, rdt, 0, old, (uint64_t)leaf->size);
     return MPI_SUCCESS;
@@ -430,14 +497,14 @@ int cr_mpi_compare_and_swap(const void *origin_addr, const void *compare_addr, v
         return cr_err(MPI_ERR_TYPE, "datatype of %zu bytes is too large for MPI_Compare_and_swap", n);
     void *p = atomic_element(win, target_rank, at, 1, datatype);
     if (p) {
-        acc_enter_shared(win, target_rank);
+        acc_enter_atomic(win, target_rank);
         switch (n) {
         case 1: CR_ATOMIC_CAS(uint8_t); break;
         case 2: CR_ATOMIC_CAS(uint16_t); break;
         case 4: CR_ATOMIC_CAS(uint32_t); break;
         default: CR_ATOMIC_CAS(uint64_t); break;
         }
-        acc_leave_shared(win, target_rank);
+        acc_leave_atomic(win, target_rank);
         return MPI_SUCCESS;
     }
     acc_enter_exclusive(win, target_rank);

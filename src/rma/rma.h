@@ -26,11 +26,15 @@
 
 #include <stdatomic.h>
 
-/* A process's control words, shared with the window's other processes. */
+/* A process's control words, shared with the window's other processes: what others change
+ * (its locks) on one cache line, what it changes itself on another. */
 typedef struct cr_win_ctl {
     _Atomic uint32_t lock; /* passive target: CR_WIN_WRITER, or the number of readers */
-    _Atomic uint32_t acc;  /* accumulates on this process's memory: 1 while one runs */
+    _Atomic uint32_t acc;  /* CR_WIN_WRITER while an exclusive accumulate runs on this process's memory */
     char pad[56];
+    _Alignas(64) _Atomic uint32_t atomic_on; /* 1 + the process whose memory this one is changing by a
+                                                CPU atomic (ops.c), 0 when none */
+    char pad2[60];
 } cr_win_ctl;
 
 #define CR_WIN_WRITER 0x80000000u

@@ -218,12 +218,20 @@ int cr_mpi_win_unlock_all(cr_win *win)
     return MPI_SUCCESS;
 }
 
-/* Operations are complete when their calls return: flushes only order memory. */
+/* Operations are complete when their calls return: flushes only order memory. What follows a
+ * flush (a store that tells another process, a message) must come after the operations'
+ * stores and loads: a release fence (free on x86, whose stores are seen in order). MPI_Win_sync
+ * keeps the full fence: programs order their own loads and stores on shared windows with it. */
+static void release_fence(void)
+{
+    atomic_thread_fence(memory_order_release);
+}
+
 int cr_mpi_win_flush(int rank, cr_win *win)
 {
     int err = rank == MPI_PROC_NULL ? MPI_SUCCESS : check_rank(win, rank);
     if (!err)
-        memory_fence();
+        release_fence();
     return err;
 }
 
@@ -235,7 +243,7 @@ int cr_mpi_win_flush_local(int rank, cr_win *win)
 int cr_mpi_win_flush_all(cr_win *win)
 {
     (void)win;
-    memory_fence();
+    release_fence();
     return MPI_SUCCESS;
 }
 
@@ -246,7 +254,9 @@ int cr_mpi_win_flush_local_all(cr_win *win)
 
 int cr_mpi_win_sync(cr_win *win)
 {
-    return cr_mpi_win_flush_all(win);
+    (void)win;
+    memory_fence();
+    return MPI_SUCCESS;
 }
 
 /* ----------------------------------------------------------------- general active target */

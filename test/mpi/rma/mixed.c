@@ -4,7 +4,8 @@
  * accumulate word (several elements, unaligned elements, derived target types, memory reached by
  * single copy). Every process mixes all of them on the same counters at once, and the totals must
  * be exact. Then accumulates far larger than the pieces they move in (64 KiB), contiguous and
- * strided, with fetched results, checked element by element; and an unaligned counter. */
+ * strided, with fetched results, checked element by element; and an unaligned counter. Last,
+ * puts and gets larger than the caches (copied with streaming stores) at odd offsets. */
 #include "mpitest.h"
 
 #include <stdbool.h>
@@ -181,6 +182,38 @@ static void large(int flavor)
     free_window(&w);
 }
 
+/* A put and a get of 9 MiB + 13 bytes at odd displacements, both ways around the ring. */
+static void big_copies(void)
+{
+    const MPI_Aint n = (9 << 20) + 13, bytes = n + 64;
+    win_t w;
+    make_window(&w, MPI_WIN_FLAVOR_ALLOCATE, bytes);
+    unsigned char *mine = malloc((size_t)bytes), *back = malloc((size_t)bytes);
+    for (MPI_Aint i = 0; i < bytes; i++)
+        mine[i] = (unsigned char)(i * 7 + rank);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Win_lock_all(0, w.win);
+    MPI_Put(mine + 1, (int)n, MPI_BYTE, right, 3, (int)n, MPI_BYTE, w.win);
+    MPI_Win_flush(right, w.win);
+    MPI_Win_unlock_all(w.win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    long bad = 0;
+    for (MPI_Aint i = 0; i < n; i++)
+        bad += (unsigned char)w.mem[3 + i] != (unsigned char)((i + 1) * 7 + left);
+    CHECK(!bad, "%ld bytes of a 9 MiB put are wrong", bad);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, w.win);
+    MPI_Get(back + 5, (int)n, MPI_BYTE, right, 3, (int)n, MPI_BYTE, w.win);
+    MPI_Win_unlock_all(w.win);
+    bad = 0;
+    for (MPI_Aint i = 0; i < n; i++)
+        bad += back[5 + i] != (unsigned char)((i + 1) * 7 + rank);
+    CHECK(!bad, "%ld bytes of a 9 MiB get are wrong", bad);
+    free(mine);
+    free(back);
+    free_window(&w);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -191,5 +224,6 @@ int main(int argc, char **argv)
         mixed_counters(flavors[f]);
         large(flavors[f]);
     }
+    big_copies();
     return mt_finish();
 }
