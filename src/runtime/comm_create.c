@@ -222,8 +222,8 @@ static int unguided_color(cr_comm *comm, int *color)
 
 int cr_mpi_comm_split_type(cr_comm *comm, int split_type, int key, cr_info *info, MPI_Comm *newcomm)
 {
-    if (comm->inter)
-        return cr_err(MPI_ERR_COMM, "comm is an intercommunicator: MPI_Comm_split_type needs an intracommunicator");
+    /* On an intercommunicator each group splits by the same rule and the result is an
+     * intercommunicator (MPI_Comm_split's intercommunicator case), as in MPICH and Open MPI. */
     int color = MPI_UNDEFINED, node = cr_rt.node_of[cr_comm_world_rank(comm, comm->rank)], err;
     switch (split_type) {
     case MPI_UNDEFINED:
@@ -232,9 +232,11 @@ int cr_mpi_comm_split_type(cr_comm *comm, int split_type, int key, cr_info *info
     case MPI_COMM_TYPE_SHARED: /* the processes that can share memory: this node's */
         color = node;
         break;
-    case MPI_COMM_TYPE_HW_GUIDED: {
+    case MPI_COMM_TYPE_HW_GUIDED:
+    case MPI_COMM_TYPE_RESOURCE_GUIDED: {
         /* The level the "mpi_hw_resource_type" info value names; one Courier does not know, or
-         * none, gives MPI_COMM_NULL (MPI-4.1 section 7.4.2). */
+         * none, gives MPI_COMM_NULL (MPI-4.1 section 7.4.2). The hardware's levels are the only
+         * resources Courier knows, so resource-guided splits follow the same names. */
         const char *want = info ? cr_info_find(info, "mpi_hw_resource_type") : NULL;
         int level = cr_hw_level_of(want), ids[CR_HW_LEVELS];
         color = MPI_UNDEFINED;
@@ -248,12 +250,11 @@ int cr_mpi_comm_split_type(cr_comm *comm, int split_type, int key, cr_info *info
         break;
     }
     case MPI_COMM_TYPE_HW_UNGUIDED:
+        if (comm->inter)
+            return cr_err(MPI_ERR_COMM, "comm is an intercommunicator: MPI_COMM_TYPE_HW_UNGUIDED splits an "
+                                        "intracommunicator");
         if ((err = unguided_color(comm, &color)))
             return err;
-        break;
-    case MPI_COMM_TYPE_RESOURCE_GUIDED:
-        /* No resources beyond the hardware's are known: the standard's answer is MPI_COMM_NULL. */
-        color = MPI_UNDEFINED;
         break;
     default:
         return cr_err(MPI_ERR_ARG, "split_type=%d is not MPI_COMM_TYPE_SHARED or another split type", split_type);

@@ -1,6 +1,8 @@
 /* split_type.c: MPI_Comm_split_type by node (MPI_COMM_TYPE_SHARED) and by hardware object
  * (HW_GUIDED with each resource type Courier names, and HW_UNGUIDED): each result is a subset
- * of the one for the next coarser object, unknown types give MPI_COMM_NULL everywhere. */
+ * of the one for the next coarser object, unknown types give MPI_COMM_NULL everywhere.
+ * RESOURCE_GUIDED follows the same resource names. On an intercommunicator each group splits
+ * by node and the result is an intercommunicator between the two groups' parts. */
 #include "mpitest.h"
 
 static const char *levels[] = {"hwthread", "core", "L1cache", "L2cache", "L3cache", "numanode", "package"};
@@ -62,6 +64,18 @@ static void check_on(MPI_Comm comm)
     }
     if (prev != MPI_COMM_NULL)
         MPI_Comm_free(&prev);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory");
+    MPI_Comm res;
+    CHECK_CLASS(MPI_Comm_split_type(comm, MPI_COMM_TYPE_RESOURCE_GUIDED, 0, info, &res), MPI_SUCCESS);
+    MPI_Info_free(&info);
+    CHECK(res != MPI_COMM_NULL, "RESOURCE_GUIDED with mpi_shared_memory gave MPI_COMM_NULL");
+    if (res != MPI_COMM_NULL) {
+        MPI_Comm_compare(node, res, &cmp);
+        CHECK(cmp == MPI_CONGRUENT, "RESOURCE_GUIDED mpi_shared_memory differs from MPI_COMM_TYPE_SHARED (%d)", cmp);
+        MPI_Comm_free(&res);
+    }
     MPI_Comm none = guided(comm, "no-such-resource");
     CHECK(none == MPI_COMM_NULL, "an unknown resource type gave a communicator");
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &none);
@@ -92,5 +106,38 @@ int main(int argc, char **argv)
     MPI_Comm_free(&half);
     MPI_Comm newcomm;
     CHECK_CLASS(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &newcomm), MPI_ERR_ARG);
+
+    /* an intercommunicator between the halves: split by node, still an intercommunicator */
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size >= 2) {
+        int low = mt_rank < size / 2;
+        MPI_Comm side, inter;
+        MPI_Comm_split(MPI_COMM_WORLD, low, mt_rank, &side);
+        MPI_Intercomm_create(side, 0, MPI_COMM_WORLD, low ? size / 2 : 0, 7, &inter);
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        CHECK_CLASS(MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &newcomm), MPI_SUCCESS);
+        int flag = 0, lsize = 0, rsize = 0;
+        if (newcomm != MPI_COMM_NULL) {
+            MPI_Comm_test_inter(newcomm, &flag);
+            MPI_Comm_size(newcomm, &lsize);
+            MPI_Comm_remote_size(newcomm, &rsize);
+            int mine = mt_rank, theirs = -1; /* usable: the two leaders swap their world ranks */
+            int r;
+            MPI_Comm_rank(newcomm, &r);
+            if (r == 0)
+                MPI_Sendrecv(&mine, 1, MPI_INT, 0, 3, &theirs, 1, MPI_INT, 0, 3, newcomm, MPI_STATUS_IGNORE);
+            if (r == 0)
+                CHECK(theirs == (low ? size / 2 : 0), "the other group's leader is world rank %d", theirs);
+            MPI_Comm_free(&newcomm);
+        }
+        CHECK(flag && lsize == (low ? size / 2 : size - size / 2) && rsize == (low ? size - size / 2 : size / 2),
+              "split_type of an intercommunicator: inter %d, sizes %d and %d", flag, lsize, rsize);
+        CHECK_CLASS(MPI_Comm_split_type(inter, MPI_UNDEFINED, 0, MPI_INFO_NULL, &newcomm), MPI_SUCCESS);
+        CHECK(newcomm == MPI_COMM_NULL, "MPI_UNDEFINED on an intercommunicator gave a communicator");
+        CHECK_CLASS(MPI_Comm_split_type(inter, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &newcomm), MPI_ERR_COMM);
+        MPI_Comm_free(&inter);
+        MPI_Comm_free(&side);
+    }
     return mt_finish();
 }
