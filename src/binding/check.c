@@ -77,7 +77,7 @@ int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out
     return MPI_SUCCESS;
 }
 
-int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out)
+int cr_check_win_slow(MPI_Win h, const char *arg, int flags, cr_win **out)
 {
     *out = NULL;
     if ((flags & CR_CHECK_NULL_OK) && h == MPI_WIN_NULL)
@@ -89,7 +89,7 @@ int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out)
     return MPI_SUCCESS;
 }
 
-int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
+int cr_check_dtype_slow(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
 {
     *out = NULL;
     if ((flags & CR_CHECK_NULL_OK) && h == MPI_DATATYPE_NULL)

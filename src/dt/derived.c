@@ -23,6 +23,8 @@ typedef struct cr_dt_derived {
     int combiner;
     int ni, na, nt;
     int *ints;
+    MPI_Count *large; /* the counts in full when one does not fit an int (else NULL): the type
+                         then reports them as large counts (MPI-4.1 section 5.1.13) */
     MPI_Aint *aints;
     cr_dtype **types; /* held references */
     void **owned;     /* layout nodes and arrays this type allocated */
@@ -193,6 +195,7 @@ static void destroy(cr_dtype *dt)
     if (d->inner)
         cr_dtype_release(d->inner);
     free(d->ints);
+    free(d->large);
     free(d->aints);
     free(d);
     cr_obj_free(dt);
@@ -205,7 +208,7 @@ void cr_dtype_release(cr_dtype *dt)
 }
 
 /* Records the constructor's arguments (MPI_Type_get_contents) and takes references on the
- * types. Counts above INT_MAX are kept as addresses' width too, so nothing is lost. */
+ * types. Counts that do not fit an int are kept in full too, so nothing is lost. */
 static bool record(builder *b, int ni, const MPI_Count *ints, int na, const MPI_Aint *aints, int nt,
                    cr_dtype *const *types)
 {
@@ -215,8 +218,16 @@ static bool record(builder *b, int ni, const MPI_Count *ints, int na, const MPI_
     d->types = malloc((size_t)(nt ? nt : 1) * sizeof *d->types);
     if (!d->ints || !d->aints || !d->types)
         return b->nomem = true, false;
-    for (int i = 0; i < ni; i++)
+    bool large = false;
+    for (int i = 0; i < ni; i++) {
         d->ints[i] = (int)ints[i];
+        large |= ints[i] != (MPI_Count)d->ints[i];
+    }
+    if (large) {
+        if (!(d->large = malloc((size_t)ni * sizeof *d->large)))
+            return b->nomem = true, false;
+        memcpy(d->large, ints, (size_t)ni * sizeof *ints);
+    }
     if (na)
         memcpy(d->aints, aints, (size_t)na * sizeof *aints);
     for (int i = 0; i < nt; i++) {
@@ -687,6 +698,19 @@ int cr_mpi_get_address(const void *location, MPI_Aint *address)
     return MPI_SUCCESS;
 }
 
+/* How a type with large counts reports its arguments (the _c constructors' layout): integers
+ * stay integers only where the constructor takes an int (subarray: ndims and order; darray:
+ * all but the global sizes); every count, blocklength and displacement is a large count. */
+static void large_layout(const cr_dt_derived *d, int *ni, int *nl, int *na)
+{
+    if (d->combiner == MPI_COMBINER_SUBARRAY)
+        *ni = 2, *nl = d->ni - 2, *na = d->na;
+    else if (d->combiner == MPI_COMBINER_DARRAY)
+        *ni = d->ni - d->ints[2], *nl = d->ints[2], *na = d->na;
+    else
+        *ni = 0, *nl = d->ni + d->na, *na = 0;
+}
+
 int cr_mpi_type_get_envelope_c(cr_dtype *dt, MPI_Count *num_integers, MPI_Count *num_addresses,
                                MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
@@ -695,9 +719,12 @@ int cr_mpi_type_get_envelope_c(cr_dtype *dt, MPI_Count *num_integers, MPI_Count 
         *combiner = MPI_COMBINER_NAMED;
         return MPI_SUCCESS;
     }
-    *num_integers = dt->d->ni;
-    *num_addresses = dt->d->na;
-    *num_large_counts = 0;
+    int ni = dt->d->ni, nl = 0, na = dt->d->na;
+    if (dt->d->large)
+        large_layout(dt->d, &ni, &nl, &na);
+    *num_integers = ni;
+    *num_addresses = na;
+    *num_large_counts = nl;
     *num_datatypes = dt->d->nt;
     *combiner = dt->d->combiner;
     return MPI_SUCCESS;
@@ -707,22 +734,39 @@ int cr_mpi_type_get_contents_c(cr_dtype *dt, MPI_Count max_integers, MPI_Count m
                                MPI_Count max_large_counts, MPI_Count max_datatypes, int integers[],
                                MPI_Aint addresses[], MPI_Count large_counts[], MPI_Datatype datatypes[])
 {
-    (void)max_large_counts;
-    (void)large_counts;
     cr_dt_derived *d = dt->d;
     if (!d)
         return cr_err(MPI_ERR_TYPE, "datatype is a named predefined datatype: it has no contents "
                                     "(MPI_Type_get_envelope says MPI_COMBINER_NAMED)");
-    if (max_integers < d->ni || max_addresses < d->na || max_datatypes < d->nt)
+    int ni = d->ni, nl = 0, na = d->na;
+    if (d->large)
+        large_layout(d, &ni, &nl, &na);
+    if (max_integers < ni || max_addresses < na || max_large_counts < nl || max_datatypes < d->nt)
         return cr_err(MPI_ERR_ARG,
-                      "the arrays are too small: the type has %d integers, %d addresses and %d datatypes, the "
-                      "arrays hold %lld, %lld and %lld",
-                      d->ni, d->na, d->nt, (long long)max_integers, (long long)max_addresses,
-                      (long long)max_datatypes);
-    if (d->ni) /* (the arrays may be NULL where nothing goes in them) */
-        memcpy(integers, d->ints, (size_t)d->ni * sizeof *integers);
-    if (d->na)
-        memcpy(addresses, d->aints, (size_t)d->na * sizeof *addresses);
+                      "the arrays are too small: the type has %d integers, %d addresses, %d large counts and %d "
+                      "datatypes, the arrays hold %lld, %lld, %lld and %lld",
+                      ni, na, nl, d->nt, (long long)max_integers, (long long)max_addresses,
+                      (long long)max_large_counts, (long long)max_datatypes);
+    /* (the arrays may be NULL where nothing goes in them) */
+    if (!d->large) {
+        if (ni)
+            memcpy(integers, d->ints, (size_t)ni * sizeof *integers);
+        if (na)
+            memcpy(addresses, d->aints, (size_t)na * sizeof *addresses);
+    } else if (d->combiner == MPI_COMBINER_SUBARRAY) { /* ndims, order | sizes, subsizes, starts */
+        integers[0] = d->ints[0];
+        integers[1] = d->ints[d->ni - 1];
+        memcpy(large_counts, d->large + 1, (size_t)nl * sizeof *large_counts);
+    } else if (d->combiner == MPI_COMBINER_DARRAY) { /* size, rank, ndims, distribs, dargs, psizes, order | gsizes */
+        int nd = d->ints[2];
+        integers[0] = d->ints[0], integers[1] = d->ints[1], integers[2] = nd;
+        memcpy(integers + 3, d->ints + 3 + nd, (size_t)(3 * nd + 1) * sizeof *integers);
+        memcpy(large_counts, d->large + 3, (size_t)nd * sizeof *large_counts);
+    } else { /* the integers, then the addresses, all as large counts */
+        memcpy(large_counts, d->large, (size_t)d->ni * sizeof *large_counts);
+        for (int i = 0; i < d->na; i++)
+            large_counts[d->ni + i] = d->aints[i];
+    }
     /* Derived types come back as new references the caller frees; predefined ones as they are. */
     for (int i = 0; i < d->nt; i++) {
         cr_obj_ref(d->types[i]);
@@ -732,10 +776,20 @@ int cr_mpi_type_get_contents_c(cr_dtype *dt, MPI_Count max_integers, MPI_Count m
     return MPI_SUCCESS;
 }
 
-/* The int forms: no large counts (Courier records every constructor's counts as integers and
- * addresses, which both forms return alike). */
+/* The int forms: a type made with counts an int cannot hold has no answer in them. */
+static int no_large(const cr_dtype *dt)
+{
+    return dt->d && dt->d->large
+               ? cr_err(MPI_ERR_TYPE, "datatype was made with counts that do not fit an int: "
+                                      "MPI_Type_get_envelope_c and MPI_Type_get_contents_c return them")
+               : MPI_SUCCESS;
+}
+
 int cr_mpi_type_get_envelope(cr_dtype *dt, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
+    int err = no_large(dt);
+    if (err)
+        return err;
     MPI_Count ni, na, nl, nt;
     cr_mpi_type_get_envelope_c(dt, &ni, &na, &nl, &nt, combiner);
     *num_integers = (int)ni, *num_addresses = (int)na, *num_datatypes = (int)nt;
@@ -745,8 +799,10 @@ int cr_mpi_type_get_envelope(cr_dtype *dt, int *num_integers, int *num_addresses
 int cr_mpi_type_get_contents(cr_dtype *dt, int max_integers, int max_addresses, int max_datatypes, int integers[],
                              MPI_Aint addresses[], MPI_Datatype datatypes[])
 {
-    return cr_mpi_type_get_contents_c(dt, max_integers, max_addresses, 0, max_datatypes, integers, addresses, NULL,
-                                      datatypes);
+    int err = no_large(dt);
+    return err ? err
+               : cr_mpi_type_get_contents_c(dt, max_integers, max_addresses, 0, max_datatypes, integers, addresses,
+                                            NULL, datatypes);
 }
 
 int cr_mpi_type_set_name(cr_dtype *dt, const char *name)

@@ -458,6 +458,31 @@ int cr_mpi_get_accumulate(const void *origin_addr, MPI_Count origin_count, MPI_D
 int cr_mpi_fetch_and_op(const void *origin_addr, void *result_addr, cr_dtype *datatype, int target_rank,
                         MPI_Aint target_disp, cr_op *op, cr_win *win)
 {
+    /* The common case without the general path's packing: an aligned element of mapped memory
+     * in an open epoch. Anything else (and every error) takes the general path. */
+    size_t n = (size_t)datatype->size;
+    char *p;
+    if ((unsigned)target_rank < (unsigned)win->size && win->direct[target_rank] &&
+        (datatype->flags & CR_DT_PREDEFINED) && (n == 1 || n == 2 || n == 4 || n == 8) &&
+        datatype->extent == (MPI_Aint)n && op->index >= 0 && cr_win_epoch_open(win, target_rank)) {
+        int err = cr_win_target(win, target_rank, target_disp, 0, (MPI_Aint)n, &p);
+        char kind = op == cr_op_get(MPI_NO_OP) ? 'n' : op == cr_op_get(MPI_REPLACE) ? 'r' : 'u';
+        if (!err && kind == 'u')
+            err = cr_op_check(op, datatype);
+        if (err)
+            return err;
+        if ((uintptr_t)p % n != 0) /* unaligned: exclusive */
+            return accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
+                              datatype, op, win);
+        _Alignas(8) unsigned char mine[8] = {0}, old[8];
+        if (kind != 'n')
+            memcpy(mine, origin_addr, n);
+        acc_enter_atomic(win, target_rank);
+        atomic_update(p, mine, old, op, datatype, kind == 'u' ? atomic_kind(op, datatype) : kind);
+        acc_leave_atomic(win, target_rank);
+        memcpy(result_addr, old, n);
+        return MPI_SUCCESS;
+    }
     return accumulate(origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype, op,
                       win);
 }

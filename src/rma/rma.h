@@ -96,6 +96,8 @@ static inline cr_win *cr_win_get(MPI_Win h)
 int cr_win_target(cr_win *w, int target, MPI_Aint disp, MPI_Aint lo, MPI_Aint span, char **at);
 /* MPI_ERR_RMA_SYNC unless an access epoch towards `target` is open (fence, start, lock). */
 int cr_win_check_epoch(const cr_win *w, int target);
+/* The same question, without raising anything. */
+bool cr_win_epoch_open(const cr_win *w, int target);
 /* Waits, making progress, until ready(arg). */
 void cr_win_wait(bool (*ready)(void *), void *arg);
 

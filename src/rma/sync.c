@@ -36,13 +36,20 @@ static int check_rank(const cr_win *w, int rank)
                         w->size - 1);
 }
 
-int cr_win_check_epoch(const cr_win *w, int target)
+bool cr_win_epoch_open(const cr_win *w, int target)
 {
     if (w->fence_open || w->held[target])
-        return MPI_SUCCESS;
+        return true;
     for (int i = 0; w->start_open && i < w->nstart; i++)
         if (w->start_group[i] == target)
-            return MPI_SUCCESS;
+            return true;
+    return false;
+}
+
+int cr_win_check_epoch(const cr_win *w, int target)
+{
+    if (cr_win_epoch_open(w, target))
+        return MPI_SUCCESS;
     return cr_err(MPI_ERR_RMA_SYNC, "no access epoch towards process %d is open: begin one with MPI_Win_fence, "
                                     "MPI_Win_start (naming it), MPI_Win_lock or MPI_Win_lock_all", target);
 }

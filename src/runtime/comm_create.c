@@ -441,6 +441,20 @@ int cr_mpi_comm_free(MPI_Comm *h)
     return MPI_SUCCESS;
 }
 
+/* Without dynamic processes every communicator is one this job made: disconnecting is freeing
+ * it once every member has called (a barrier: the members' communication on it that MPI_Comm_free
+ * would leave running is matched by then, MPI-4.1 section 11.10.4). */
+int cr_mpi_comm_disconnect(MPI_Comm *h)
+{
+    cr_comm *c = cr_comm_get(*h);
+    if (!c)
+        return cr_err_bad_handle(MPI_ERR_COMM, "communicator", (uintptr_t)*h, "comm");
+    if (c->eo.obj.predefined)
+        return cr_err(MPI_ERR_COMM, "comm=%s is predefined and cannot be disconnected", c->name);
+    int err = cr_mpi_barrier(c);
+    return err ? err : cr_mpi_comm_free(h);
+}
+
 void cr_comm_release(cr_comm *c)
 {
     if (!cr_obj_unref(c))

@@ -9,7 +9,9 @@
  *   - a group that is not a subset of the communicator is refused (at every process alike);
  *   - freeing in any order (a parent before its children);
  *   - MPI_Comm_free of MPI_COMM_WORLD, MPI_COMM_SELF, MPI_COMM_NULL or a freed handle gives
- *     MPI_ERR_COMM; the freed handle is reset to MPI_COMM_NULL. */
+ *     MPI_ERR_COMM; the freed handle is reset to MPI_COMM_NULL;
+ *   - MPI_Comm_disconnect frees a communicator once every member calls it (a message sent
+ *     before is received before), and refuses the predefined and null ones with MPI_ERR_COMM. */
 #include "mpitest.h"
 
 static int rank, size;
@@ -214,5 +216,22 @@ int main(int argc, char **argv)
     int x;
     CHECK_CLASS(MPI_Comm_size(old, &x), MPI_ERR_COMM);
     works(MPI_COMM_WORLD, "MPI_COMM_WORLD after the errors", 4);
+
+    /* MPI_Comm_disconnect */
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    int rank, size, got = -1;
+    MPI_Comm_rank(c, &rank);
+    MPI_Comm_size(c, &size);
+    MPI_Request r;
+    MPI_Irecv(&got, 1, MPI_INT, (rank + size - 1) % size, 9, c, &r);
+    MPI_Send(&rank, 1, MPI_INT, (rank + 1) % size, 9, c);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK_CLASS(MPI_Comm_disconnect(&c), MPI_SUCCESS);
+    CHECK(c == MPI_COMM_NULL && got == (rank + size - 1) % size, "MPI_Comm_disconnect: handle %s, message %d",
+          c == MPI_COMM_NULL ? "reset" : "kept", got);
+    w = MPI_COMM_WORLD;
+    n = MPI_COMM_NULL;
+    CHECK_CLASS(MPI_Comm_disconnect(&w), MPI_ERR_COMM);
+    CHECK_CLASS(MPI_Comm_disconnect(&n), MPI_ERR_COMM);
     return mt_finish();
 }
