@@ -26,7 +26,10 @@ static bool op_valid(cr_win *w, int target, int *err)
                       w->size - 1);
         return false;
     }
-    return !(*err = cr_win_check_epoch(w, target));
+    if ((*err = cr_win_check_epoch(w, target)))
+        return false;
+    cr_win_epoch_use(w, target);
+    return true;
 }
 
 static int check_count(MPI_Count count, const char *arg)
@@ -465,6 +468,7 @@ int cr_mpi_fetch_and_op(const void *origin_addr, void *result_addr, cr_dtype *da
     if ((unsigned)target_rank < (unsigned)win->size && win->direct[target_rank] &&
         (datatype->flags & CR_DT_PREDEFINED) && (n == 1 || n == 2 || n == 4 || n == 8) &&
         datatype->extent == (MPI_Aint)n && op->index >= 0 && cr_win_epoch_open(win, target_rank)) {
+        cr_win_epoch_use(win, target_rank);
         int err = cr_win_target(win, target_rank, target_disp, 0, (MPI_Aint)n, &p);
         char kind = op == cr_op_get(MPI_NO_OP) ? 'n' : op == cr_op_get(MPI_REPLACE) ? 'r' : 'u';
         if (!err && kind == 'u')

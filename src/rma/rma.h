@@ -80,6 +80,7 @@ typedef struct cr_win {
     int *post_group, npost;   /* the exposure epoch of MPI_Win_post: its origins */
     uint32_t fence_generation; /* the fence generation this process waits to see pass */
     bool fence_open;          /* a fence began an epoch (its assertion did not say MPI_MODE_NOSUCCEED) */
+    bool fence_used;          /* an operation was issued in it: then only a fence may end it */
     bool start_open, post_open; /* MPI_Win_start ... complete, MPI_Win_post ... wait/test */
     cr_win_hints hints;
     cr_attr *attrs;
@@ -98,6 +99,14 @@ int cr_win_target(cr_win *w, int target, MPI_Aint disp, MPI_Aint lo, MPI_Aint sp
 int cr_win_check_epoch(const cr_win *w, int target);
 /* The same question, without raising anything. */
 bool cr_win_epoch_open(const cr_win *w, int target);
+
+/* An operation towards `target` is issued in its open epoch: if that is a fence's, the fence
+ * epoch is in use (a lock can no longer take over from it, as it can from an unused one). */
+static inline void cr_win_epoch_use(cr_win *w, int target)
+{
+    if (w->fence_open && !w->held[target])
+        w->fence_used = true;
+}
 /* Waits, making progress, until ready(arg). */
 void cr_win_wait(bool (*ready)(void *), void *arg);
 

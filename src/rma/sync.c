@@ -88,6 +88,7 @@ int cr_mpi_win_fence(int assert, cr_win *win)
         fence_barrier(win);
     memory_fence();
     win->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    win->fence_used = false;
     return MPI_SUCCESS;
 }
 
@@ -149,6 +150,21 @@ static void unlock_one(cr_win *w, int rank)
 /* MPI_MODE_NOCHECK: the caller promises no conflicting lock, so none is taken; -1 marks it. */
 enum { HELD_UNCHECKED = -1 };
 
+/* A passive-target epoch cannot begin inside an active-target one: inside MPI_Win_start's, or
+ * a fence's that operations used. A fence epoch no operation used is one a program leaves by
+ * locking (MPI_Win_fence(0) before switching to locks, as MPICH allows): it ends there. */
+static int no_active_epoch(cr_win *w, const char *call)
+{
+    if (w->start_open)
+        return cr_err(MPI_ERR_RMA_SYNC, "%s inside the access epoch of MPI_Win_start: end it with MPI_Win_complete "
+                                        "first", call);
+    if (w->fence_open && w->fence_used)
+        return cr_err(MPI_ERR_RMA_SYNC, "%s inside a fence epoch with operations: end it with MPI_Win_fence "
+                                        "(MPI_MODE_NOSUCCEED) first", call);
+    w->fence_open = false;
+    return MPI_SUCCESS;
+}
+
 int cr_mpi_win_lock(int lock_type, int rank, int assert, cr_win *win)
 {
     int err = check_assert(assert, MPI_MODE_NOCHECK, "MPI_Win_lock");
@@ -160,6 +176,8 @@ int cr_mpi_win_lock(int lock_type, int rank, int assert, cr_win *win)
         return cr_err(MPI_ERR_RMA_SYNC, "this process already holds a lock on process %d of the window", rank);
     if (win->hints.no_locks)
         return cr_err(MPI_ERR_RMA_SYNC, "the window was made with the info hint no_locks=true: it takes no locks");
+    if ((err = no_active_epoch(win, "MPI_Win_lock")))
+        return err;
     if (assert & MPI_MODE_NOCHECK)
         win->held[rank] = HELD_UNCHECKED;
     else
@@ -192,6 +210,8 @@ int cr_mpi_win_lock_all(int assert, cr_win *win)
             return cr_err(MPI_ERR_RMA_SYNC, "this process already holds a lock on process %d of the window", r);
     if (win->hints.no_locks)
         return cr_err(MPI_ERR_RMA_SYNC, "the window was made with the info hint no_locks=true: it takes no locks");
+    if ((err = no_active_epoch(win, "MPI_Win_lock_all")))
+        return err;
     if (assert & MPI_MODE_NOCHECK) {
         for (int r = 0; r < win->size; r++)
             win->held[r] = HELD_UNCHECKED;
@@ -234,9 +254,13 @@ static void release_fence(void)
     atomic_thread_fence(memory_order_release);
 }
 
+/* Flushes belong to passive-target epochs (MPI-4.1 section 12.5.4): towards `rank`, or any. */
 int cr_mpi_win_flush(int rank, cr_win *win)
 {
     int err = rank == MPI_PROC_NULL ? MPI_SUCCESS : check_rank(win, rank);
+    if (!err && rank != MPI_PROC_NULL && !win->held[rank])
+        err = cr_err(MPI_ERR_RMA_SYNC, "no passive-target epoch towards process %d is open: flushes need "
+                                       "MPI_Win_lock or MPI_Win_lock_all", rank);
     if (!err)
         release_fence();
     return err;
@@ -249,7 +273,12 @@ int cr_mpi_win_flush_local(int rank, cr_win *win)
 
 int cr_mpi_win_flush_all(cr_win *win)
 {
-    (void)win;
+    int r = 0;
+    while (r < win->size && !win->held[r])
+        r++;
+    if (r == win->size)
+        return cr_err(MPI_ERR_RMA_SYNC, "no passive-target epoch is open: flushes need MPI_Win_lock or "
+                                        "MPI_Win_lock_all");
     release_fence();
     return MPI_SUCCESS;
 }

@@ -127,7 +127,14 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Win_wait(win), MPI_ERR_RMA_SYNC);
     int flag;
     CHECK_CLASS(MPI_Win_test(win, &flag), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_flush(rank, win), MPI_ERR_RMA_SYNC); /* flushes need a passive-target epoch */
+    CHECK_CLASS(MPI_Win_flush_local(rank, win), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_flush_local_all(win), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_flush(MPI_PROC_NULL, win), MPI_SUCCESS);
     CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Win_flush(rank, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Win_flush_all(win), MPI_SUCCESS);
     CHECK_CLASS(MPI_Win_free(&win), MPI_ERR_RMA_SYNC);
     CHECK(win != MPI_WIN_NULL, "a refused MPI_Win_free cleared the handle");
     CHECK_CLASS(MPI_Put(&v, 1, MPI_LONG_LONG, rank, 3, 1, MPI_LONG_LONG, win), MPI_SUCCESS);
@@ -142,6 +149,31 @@ int main(int argc, char **argv)
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     CHECK_CLASS(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win), MPI_ERR_RMA_SYNC);
     CHECK_CLASS(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
+    MPI_Win_free(&win);
+
+    /* Locks inside active-target epochs: refused inside a fence epoch that operations used and
+     * inside MPI_Win_start's; a fence epoch nobody used ends when a lock takes over (an operation
+     * after the unlock then has no epoch), as MPICH's errors/rma tests expect. */
+    MPI_Win_allocate(sizeof(long long), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &buf, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Win_fence(0, win);
+    CHECK_CLASS(MPI_Put(&v, 1, MPI_LONG_LONG, rank, 0, 1, MPI_LONG_LONG, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
+    MPI_Win_fence(0, win); /* an epoch nobody uses */
+    CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Put(&v, 1, MPI_LONG_LONG, rank, 0, 1, MPI_LONG_LONG, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Win_unlock(rank, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Put(&v, 1, MPI_LONG_LONG, rank, 0, 1, MPI_LONG_LONG, win), MPI_ERR_RMA_SYNC);
+    MPI_Group everyone;
+    MPI_Comm_group(MPI_COMM_WORLD, &everyone);
+    MPI_Win_post(everyone, 0, win);
+    MPI_Win_start(everyone, 0, win);
+    CHECK_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, rank, MPI_MODE_NOCHECK, win), MPI_ERR_RMA_SYNC);
+    CHECK_CLASS(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC);
+    MPI_Win_complete(win);
+    MPI_Win_wait(win);
+    MPI_Group_free(&everyone);
     MPI_Win_free(&win);
 
     /* More memory than can be mapped: refused everywhere, not a window with nothing behind it. */
