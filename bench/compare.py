@@ -129,7 +129,7 @@ def steps(quick, only):
         for n in (2, 4, 8):
             out.append((f"collectives -n {n}", lambda m, e, n=n: run(m, n, e["collectives"],
                                                                    str(8 << 10 if quick else 1 << 20),
-                                                                   "0.1" if quick else "0.3")))
+                                                                   "0.05" if quick else "0.1")))
     if want("requests"):
         out.append(("requests", lambda m, e: run(m, 2, e["requests"], "10000")))
     if want("overlap"):

@@ -18,6 +18,8 @@
 #include "req/request.h"
 #include "dt/dtype.h"
 
+#include <stdatomic.h>
+
 /* Scratch memory kept between calls (see util.c); give it back with cr_coll_scratch_release. */
 void *cr_coll_scratch(size_t bytes);
 void cr_coll_scratch_release(void *p);
@@ -132,10 +134,27 @@ void cr_coll_inter_allgatherv(cr_sched *s, const cr_coll_call *a);
 /* The shared-memory component (node.c): usable for `comm` with this much data per process?
  * Only blocking calls use it: its counters assume one collective at a time per process. */
 bool cr_coll_node_usable(cr_comm *comm, uint64_t bytes_per_process);
+/* MPI_COMM_WORLD with every process on this node: the communicator the node component serves. */
+bool cr_coll_node_world(const cr_comm *comm);
+/* Whether a counter has reached `at_least`, across its 32-bit wrap-around: the two are never
+ * more than 2^31 apart. */
+static inline bool cr_coll_seq_reached(_Atomic uint32_t *word, uint32_t at_least)
+{
+    return (int32_t)(atomic_load_explicit(word, memory_order_acquire) - at_least) >= 0;
+}
 void cr_coll_node_barrier(cr_sched *s);
 void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root);
 /* In place: this process's data is in rbuf. */
 void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
+
+/* Large messages through staging blocks in shared memory (node_large.c), blocking calls only:
+ * usable for `comm` (and, for reductions, this type and operation; op NULL for bcast)? */
+bool cr_coll_node_large_usable(cr_comm *comm, const cr_dtype *dt, const cr_op *op);
+void cr_coll_node_large_bcast(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root);
+/* root_alone: the root combines alone and the others leave once their data is staged. */
+void cr_coll_node_large_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
+                               int root, bool root_alone);
+void cr_coll_node_large_allreduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
 
 void cr_coll_barrier_dissemination(cr_sched *s);
 void cr_coll_bcast_binomial(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root);

@@ -80,12 +80,17 @@ static node_area *start(node_area *a)
     return started = a;
 }
 
+bool cr_coll_node_world(const cr_comm *c)
+{
+    return c == &cr_comm_world && cr_rt.nnodes == 1 && c->size >= 2 && cr_shm_local_size() == c->size;
+}
+
 static node_area *area_of(cr_comm *c)
 {
     size_t bytes;
     if (CR_LIKELY(started != NULL) && c == &cr_comm_world)
         return started;
-    if (c != &cr_comm_world || cr_rt.nnodes != 1 || c->size < 2 || cr_shm_local_size() != c->size)
+    if (!cr_coll_node_world(c))
         return NULL;
     node_area *a = cr_shm_coll_area(&bytes);
     return a ? start(a) : NULL;
@@ -185,13 +190,6 @@ void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *
     cr_sched_call(s, allreduce_combine, a);
 }
 
-/* Whether the counter has reached `at_least`, across its wrap-around: the two are never more
- * than 2^31 apart. */
-static bool reached(_Atomic uint32_t *word, uint32_t at_least)
-{
-    return (int32_t)(atomic_load_explicit(word, memory_order_acquire) - at_least) >= 0;
-}
-
 /* Reduce, step 1: takes this process's reduction number g. */
 static int reduce_number(cr_sched *s, void *arg)
 {
@@ -205,7 +203,7 @@ static int reduce_number(cr_sched *s, void *arg)
 static int reduce_slots_free(cr_sched *s, void *arg)
 {
     node_area *a = arg;
-    return reached(&a->red_done.v, s->state[0] - DEPTH + 1) ? MPI_SUCCESS : CR_SCHED_AGAIN;
+    return cr_coll_seq_reached(&a->red_done.v, s->state[0] - DEPTH + 1) ? MPI_SUCCESS : CR_SCHED_AGAIN;
 }
 
 /* Reduce, step 3: this process's contribution into its slot, counted in. */
@@ -225,7 +223,7 @@ static int reduce_put(cr_sched *s, void *arg)
 static int reduce_all_in(cr_sched *s, void *arg)
 {
     node_area *a = arg;
-    return reached(&a->red_in[s->state[0] % DEPTH].v, (uint32_t)s->size) ? MPI_SUCCESS : CR_SCHED_AGAIN;
+    return cr_coll_seq_reached(&a->red_in[s->state[0] % DEPTH].v, (uint32_t)s->size) ? MPI_SUCCESS : CR_SCHED_AGAIN;
 }
 
 /* Reduce at the root, step 5: combine, and publish that reduction g is done. */

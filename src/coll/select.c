@@ -11,16 +11,22 @@
 #include "cr_impl.h"
 
 static int64_t barrier_alg, bcast_alg, bcast_large, reduce_alg, reduce_large, allreduce_alg, allreduce_large, allgather_alg,
-    allgather_large;
+    allgather_large, node_large, node_reduce_shared;
 CR_TUNABLE_EX(barrier_alg, COURIER_COLL_BARRIER, CR_TUNE_CHOICE, "auto", "auto|dissemination|node", 0, 2,
               "MPI_Barrier algorithm (node: flags in shared memory, for MPI_COMM_WORLD on one node)");
-CR_TUNABLE_EX(bcast_alg, COURIER_COLL_BCAST, CR_TUNE_CHOICE, "auto", "auto|binomial|scatter_allgather", 0, 2,
-              "MPI_Bcast algorithm");
+CR_TUNABLE_EX(bcast_alg, COURIER_COLL_BCAST, CR_TUNE_CHOICE, "auto", "auto|binomial|scatter_allgather|node", 0, 3,
+              "MPI_Bcast algorithm (node: staged through shared memory, for MPI_COMM_WORLD on one node)");
+CR_TUNABLE_EX(node_large, COURIER_COLL_NODE_LARGE, CR_TUNE_SIZE, "8K", NULL, 0, INT64_MAX,
+              "bytes from which blocking MPI_Bcast, MPI_Reduce and MPI_Allreduce on MPI_COMM_WORLD, with every process "
+              "on one node, stage the data through shared memory (src/coll/node_large.c) instead of sending messages");
 CR_TUNABLE_EX(bcast_large, COURIER_COLL_BCAST_LARGE, CR_TUNE_SIZE, "256K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Bcast uses scatter + allgather instead of a binomial tree (with 4 or more processes)");
 CR_TUNABLE_EX(reduce_alg, COURIER_COLL_REDUCE, CR_TUNE_CHOICE, "auto", "auto|binomial|rabenseifner|node", 0, 3,
-              "MPI_Reduce algorithm (rabenseifner needs a commutative operation; node, for MPI_COMM_WORLD on one node "
-              "and up to 1 KiB, combines buffers in shared memory)");
+              "MPI_Reduce algorithm (rabenseifner needs a commutative operation; node, for MPI_COMM_WORLD on one node, "
+              "combines buffers in shared memory: slots up to 1 KiB, staging blocks above)");
+CR_TUNABLE_EX(node_reduce_shared, COURIER_COLL_NODE_REDUCE_SHARED, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
+              "bytes from which a staged MPI_Reduce (COURIER_COLL_NODE_LARGE) has every process combine a share of "
+              "the vector; below, the root combines alone and the others leave once their data is staged");
 CR_TUNABLE_EX(reduce_large, COURIER_COLL_REDUCE_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Reduce uses reduce-scatter + gather instead of a binomial tree");
 CR_TUNABLE_EX(allreduce_alg, COURIER_COLL_ALLREDUCE, CR_TUNE_CHOICE, "auto",
@@ -64,6 +70,15 @@ bool cr_coll_any_count(cr_cvec counts, int n)
         if (cr_cvec_at(counts, (size_t)i) > 0)
             return true;
     return false;
+}
+
+/* Whether a blocking call that may use the node component (alg 0: automatic, or `node`, the
+ * last choice of each) should stage `bytes` per process through shared memory: when forced
+ * (where the small node path's slots are too small, its callers check that first), or
+ * automatically from COURIER_COLL_NODE_LARGE. */
+static bool node_large_wanted(int alg, uint64_t bytes)
+{
+    return alg == 3 || (alg == 0 && bytes >= (uint64_t)node_large);
 }
 
 /* ----------------------------------------------------------------- running a call */
@@ -148,7 +163,6 @@ int cr_mpi_barrier_init(cr_comm *comm, cr_info *info, MPI_Request *request)
 
 static void build_bcast(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
-    (void)blocking;
     uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
     if (s->comm->inter) {
         cr_coll_inter_bcast(s, a);
@@ -157,7 +171,11 @@ static void build_bcast(cr_sched *s, const cr_coll_call *a, bool blocking)
     if (s->size == 1 || bytes == 0)
         return;
     int alg = (int)bcast_alg;
-    if (alg == 0)
+    if (blocking && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, a->rdt, NULL)) {
+        cr_coll_node_large_bcast(s, a->rbuf, a->rcount, a->rdt, a->root);
+        return;
+    }
+    if (alg == 0 || alg == 3)
         alg = bytes >= (uint64_t)bcast_large && s->size >= 4 ? 2 : 1;
     if (alg == 2)
         cr_coll_bcast_scatter_allgather(s, a->rbuf, a->rcount, a->rdt, a->root);
@@ -203,6 +221,10 @@ void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype
         cr_coll_node_allreduce(s, rbuf, count, dt, op);
         return;
     }
+    if (blocking && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, op)) {
+        cr_coll_node_large_allreduce(s, rbuf, rbuf, count, dt, op);
+        return;
+    }
     if (alg == 0 || alg == 3)
         alg = rab_ok && bytes >= (uint64_t)allreduce_large ? 2 : 1;
     if (alg == 2 && rab_ok)
@@ -223,6 +245,13 @@ static void build_allreduce(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
     if (s->comm->inter) {
         cr_coll_inter_allreduce(s, a);
+        return;
+    }
+    uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
+    if (blocking && s->size > 1 && bytes > 0 && !cr_coll_node_usable(s->comm, bytes) &&
+        node_large_wanted((int)allreduce_alg, bytes) && cr_coll_node_large_usable(s->comm, a->rdt, a->op)) {
+        /* Staged straight from the send buffer: no copy into rbuf first. */
+        cr_coll_node_large_allreduce(s, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, a->rbuf, a->rcount, a->rdt, a->op);
         return;
     }
     if (a->sbuf != MPI_IN_PLACE)
@@ -282,6 +311,10 @@ static void build_reduce(cr_sched *s, const cr_coll_call *a, bool blocking)
     int alg = (int)reduce_alg;
     if (blocking && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
         cr_coll_node_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root);
+        return;
+    }
+    if (blocking && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, a->op)) {
+        cr_coll_node_large_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root, bytes < (uint64_t)node_reduce_shared);
         return;
     }
     if (alg == 0 || alg == 3)

@@ -16,6 +16,7 @@ typedef enum {
     CR_SEG_CTRL,  /* one control line per ring */
     CR_SEG_JOINS, /* one "joined" bitmap per receiver */
     CR_SEG_RINGS, /* one ring per ordered pair */
+    CR_SEG_COLL_LARGE, /* the collective component's staging blocks for large messages (src/coll/node_large.c) */
     CR_SEG_NREGIONS
 } cr_seg_region;
 

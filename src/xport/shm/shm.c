@@ -282,6 +282,7 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     cr_seg_place(L, CR_SEG_CTRL, (size_t)n * n * sizeof(shm_ctrl), CELL);
     cr_seg_place(L, CR_SEG_JOINS, (size_t)n * S.words * sizeof(uint64_t), CELL);
     cr_seg_place(L, CR_SEG_RINGS, (size_t)n * n * S.ring_bytes, 4096);
+    cr_seg_place(L, CR_SEG_COLL_LARGE, CR_SHM_COLL_LARGE_BYTES(n), 4096);
     size_t total = L->total;
     S.size = total;
 
@@ -650,6 +651,12 @@ void *cr_shm_coll_area(size_t *bytes)
         return NULL;
     *bytes = S.layout.bytes[CR_SEG_COLL];
     return S.base + S.layout.off[CR_SEG_COLL];
+}
+
+void *cr_shm_coll_large_area(size_t *bytes)
+{
+    *bytes = S.base ? S.layout.bytes[CR_SEG_COLL_LARGE] : 0;
+    return *bytes ? S.base + S.layout.off[CR_SEG_COLL_LARGE] : NULL;
 }
 
 int cr_shm_local_rank(void)

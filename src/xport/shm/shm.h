@@ -22,6 +22,16 @@ void *cr_shm_coll_area(size_t *bytes);
 #define CR_SHM_COLL_SLOT 1024
 #define CR_SHM_COLL_DEPTH 8
 #define CR_SHM_COLL_BYTES(n) ((5 + CR_SHM_COLL_DEPTH) * 64 + (2 + CR_SHM_COLL_DEPTH) * (size_t)(n) * CR_SHM_COLL_SLOT)
+/* The staging area for large collectives (src/coll/node_large.c): one control line per
+ * process, then CR_SHM_COLL_NBLOCKS(n) blocks of CR_SHM_COLL_BLOCK bytes, eight pieces'
+ * worth of n + 1 blocks each. The segment is sparse: blocks cost memory once used. Jobs of
+ * more than CR_SHM_COLL_LARGE_MAX processes on a node have none (NULL). */
+#define CR_SHM_COLL_BLOCK ((size_t)128 << 10)
+#define CR_SHM_COLL_LARGE_MAX 256
+#define CR_SHM_COLL_NBLOCKS(n) (8 * ((size_t)(n) + 1))
+#define CR_SHM_COLL_LARGE_BYTES(n)                                                                                    \
+    ((n) > CR_SHM_COLL_LARGE_MAX ? 0 : ((((size_t)(n) + 1) * 64 + 4095) & ~(size_t)4095) + CR_SHM_COLL_NBLOCKS(n) * CR_SHM_COLL_BLOCK)
+void *cr_shm_coll_large_area(size_t *bytes);
 int cr_shm_local_rank(void);
 int cr_shm_local_size(void);
 void cr_shm_wake_sleepers(void);

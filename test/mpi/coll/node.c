@@ -5,39 +5,8 @@
  * barriers, allreduce and point-to-point traffic. Every result is checked. */
 #include "mpitest.h"
 
-#define P 46337 /* (P-1)^2 fits in an int */
+#include "affine.h"
 
-typedef struct {
-    int a, b;
-} affine; /* x -> a x + b (mod P); composition does not commute */
-
-/* inout = in o inout: apply inout first, then in? MPI combines left to right in rank order,
- * result = v0 op v1 op ...; define (f op g) as "g after f": (a, b) op (c, d) = (c a, c b + d). */
-static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    affine *f = in, *g = inout;
-    for (int i = 0; i < *len; i++) {
-        affine r = {(g[i].a * f[i].a) % P, (g[i].a * f[i].b + g[i].b) % P};
-        g[i] = r;
-    }
-}
-
-static affine map_of(int rank, int k, int i)
-{
-    affine m = {(rank * 7 + k * 3 + i) % (P - 2) + 2, (rank * 11 + k + 5 * i) % P};
-    return m;
-}
-
-static affine expected(int size, int k, int i)
-{
-    affine acc = {1, 0}; /* identity */
-    for (int r = 0; r < size; r++) {
-        affine m = map_of(r, k, i);
-        acc = (affine){(m.a * acc.a) % P, (m.a * acc.b + m.b) % P};
-    }
-    return acc;
-}
 
 int main(int argc, char **argv)
 {

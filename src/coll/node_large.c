@@ -1,0 +1,363 @@
+/* node_large.c: broadcast, reduce and allreduce of large messages among the processes of one
+ * node, through staging blocks in the node's shared segment instead of messages.
+ *
+ * Why: a message algorithm moves every byte through a ring at each of its log2(p) rounds (two
+ * copies a round) and waits for a process to be scheduled at each round. Staged, a byte is
+ * copied into shared memory once and out of it once, and a process waits only for the data it
+ * needs next, not for a round of the tree.
+ *
+ * The area is a ring of U = CR_SHM_COLL_NBLOCKS(n) blocks of BLOCK bytes, shared by every large
+ * collective on MPI_COMM_WORLD in the order the processes call them (all call them in the same
+ * order with the same sizes, so all give the same block numbers to the same data). Each process
+ * owns one control line of three counters, in blocks:
+ *   staged   the blocks up to which it has written its data;
+ *   reduced  the blocks up to which it has combined its share (reductions);
+ *   done     the blocks up to which it will never touch the area again.
+ * Block number b (a 32-bit count that wraps around) is written only once every process's done
+ * has reached b + 1 - U: then the U blocks before it, whose places it would reuse, are free.
+ * Block places are counted separately from block numbers (U is not a power of two, so b % U
+ * would jump at the wrap); every process advances both in step.
+ *
+ * Broadcast: the root packs the message into consecutive blocks (as many as the ring allows:
+ * it leaves as soon as everything is staged, like an eager send) and counts them in `staged`;
+ * the others unpack each block once it is staged. Cost: one copy in, p - 1 copies out,
+ * pipelined by blocks.
+ *
+ * Reduce and allreduce: the vector goes in pieces of BLOCK bytes; a piece takes n + 1 blocks,
+ * one slot per process and one for the result. Each process owns a chunk of 1/n of every
+ * piece: it writes the rest of its piece to its slot (stage), then, once all have staged,
+ * combines its chunk from every slot (its own chunk straight from its buffer, when that is
+ * contiguous) into the result block (reduce), and once all have reduced, copies the whole
+ * result out (allreduce: everyone; reduce: the root). Combining runs from the last process to
+ * the first (acc = in_j op acc), so operations that do not commute get rank order. Each process
+ * stages as far ahead as the ring allows before it reduces or copies out, so with more
+ * processes than cores a process that gets its core does all the work it can at once.
+ *
+ * Blocking calls only, like node.c: the counters assume one collective at a time per process. */
+#include "coll.h"
+
+#include "core/runtime.h"
+#include "xport/shm/shm.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#define BLOCK CR_SHM_COLL_BLOCK
+
+enum { STAGED, REDUCED, DONE };
+
+typedef struct large_line {
+    _Alignas(64) _Atomic uint32_t c[3]; /* STAGED, REDUCED, DONE; written by its process only */
+} large_line;
+
+typedef struct large_area {
+    _Alignas(64) _Atomic uint32_t ready; /* 0, then 1 while the first user sets the counters, then 2 */
+    large_line lines[];                  /* one per process */
+} large_area;
+
+_Static_assert(sizeof(large_line) == 64, "one line per process");
+
+static struct {
+    large_area *a;
+    char *blocks;
+    uint32_t nblocks; /* U */
+    uint32_t next;    /* the number of this process's next block */
+    uint32_t place;   /* and its place in the ring */
+} L;
+
+/* The area for `comm` (MPI_COMM_WORLD on one node), its counters set by its first user. */
+static bool area_ready(cr_comm *comm)
+{
+    if (CR_LIKELY(L.a != NULL))
+        return comm == &cr_comm_world;
+    size_t bytes;
+    large_area *a;
+    if (!cr_coll_node_world(comm) || !(a = cr_shm_coll_large_area(&bytes)))
+        return false;
+    int n = comm->size;
+    uint32_t first = cr_shm_seq_start(), expect = 0, idle = 0;
+    if (atomic_compare_exchange_strong(&a->ready, &expect, 1)) {
+        for (int r = 0; r < n; r++)
+            for (int f = STAGED; f <= DONE; f++)
+                atomic_store_explicit(&a->lines[r].c[f], first, memory_order_relaxed);
+        atomic_store_explicit(&a->ready, 2, memory_order_release);
+    } else {
+        while (atomic_load_explicit(&a->ready, memory_order_acquire) != 2)
+            if (++idle % 64 == 0)
+                sched_yield();
+    }
+    size_t control = (((size_t)n + 1) * 64 + 4095) & ~(size_t)4095;
+    L.blocks = (char *)a + control;
+    L.nblocks = (uint32_t)CR_SHM_COLL_NBLOCKS(n);
+    L.next = first;
+    L.place = 0;
+    L.a = a;
+    return true;
+}
+
+/* Whether a reduction of `count` elements of dt with op can combine packed data in the blocks:
+ * predefined operations on types made of one contiguous predefined type (combined as an array
+ * of it), or any operation on a contiguous type that starts at its buffer. Every process
+ * decides alike (count, type and operation are the same everywhere). */
+static bool reducible(const cr_dtype *dt, const cr_op *op)
+{
+    if (dt->size <= 0 || (size_t)dt->size > BLOCK)
+        return false;
+    if (op->index >= 0 && dt->leaf && cr_dtype_is_contig(dt->leaf) && dt->size % dt->leaf->size == 0)
+        return true;
+    return cr_dtype_is_contig(dt) && dt->true_lb == 0;
+}
+
+bool cr_coll_node_large_usable(cr_comm *comm, const cr_dtype *dt, const cr_op *op)
+{
+    return area_ready(comm) && (!op || reducible(dt, op));
+}
+
+static bool all_reached(int n, int field, uint32_t at_least)
+{
+    for (int r = 0; r < n; r++)
+        if (!cr_coll_seq_reached(&L.a->lines[r].c[field], at_least))
+            return false;
+    return true;
+}
+
+static void publish(int me, int field, uint32_t value)
+{
+    atomic_store_explicit(&L.a->lines[me].c[field], value, memory_order_release);
+}
+
+/* Publishes, and wakes sleeping processes when what they may wait for has just come true: a
+ * counter of this kind on every line (or, `one`, on this one) reaching `value`. Sleepers are
+ * woken only then, not at every publication, so that with more processes than cores a
+ * sleeper is not scheduled to find that it must sleep again. Of two processes publishing at
+ * once, the full fence lets at least one see the other's value (and wake). */
+static void publish_wake(int me, int n, int field, uint32_t value, bool one)
+{
+    publish(me, field, value);
+    if (!cr_shm_sleep_mode())
+        return;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (one || all_reached(n, field, value))
+        cr_shm_wake_sleepers();
+}
+
+static char *block_at(uint32_t first_place, uint64_t i)
+{
+    return L.blocks + (size_t)((first_place + i) % L.nblocks) * BLOCK;
+}
+
+/* Takes `m` consecutive blocks for this call: state[0] the number of the first, state[1] its
+ * place. Every process takes the same blocks for the same call. */
+static void take_blocks(cr_sched *s, uint64_t m)
+{
+    s->state[0] = L.next;
+    s->state[1] = L.place;
+    L.next += (uint32_t)m;
+    L.place = (uint32_t)((L.place + m) % L.nblocks);
+}
+
+/* ----------------------------------------------------------------- broadcast */
+
+static int bcast_step(cr_sched *s, void *arg)
+{
+    (void)arg;
+    cr_sched_args *x = &s->args;
+    uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size, nb = (bytes + BLOCK - 1) / BLOCK;
+    uint32_t b0 = s->state[0], *k = &s->state[2];
+    while (*k < nb) {
+        uint32_t end = b0 + *k + 1;
+        uint64_t off = (uint64_t)*k * BLOCK, len = CR_MIN((uint64_t)BLOCK, bytes - off);
+        if (s->rank == x->root) {
+            if (!all_reached(s->size, DONE, end - L.nblocks))
+                break;
+            cr_dt_pack(x->rbuf, x->count, x->dt, off, block_at(s->state[1], *k), len);
+            publish(s->rank, DONE, end);
+            publish_wake(s->rank, s->size, STAGED, end, true);
+        } else {
+            if (!cr_coll_seq_reached(&L.a->lines[x->root].c[STAGED], end))
+                break;
+            cr_dt_unpack(x->rbuf, x->count, x->dt, off, block_at(s->state[1], *k), len);
+            publish_wake(s->rank, s->size, DONE, end, false);
+        }
+        ++*k;
+    }
+    return *k == nb ? MPI_SUCCESS : CR_SCHED_AGAIN;
+}
+
+void cr_coll_node_large_bcast(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root)
+{
+    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
+    s->args = (cr_sched_args){.rbuf = buf, .count = count, .dt = dt, .root = root};
+    take_blocks(s, (bytes + BLOCK - 1) / BLOCK);
+    s->state[2] = 0;
+    cr_sched_call(s, bcast_step, NULL);
+}
+
+/* ----------------------------------------------------------------- reduce and allreduce */
+
+/* The geometry of a reduction: pieces of `per_piece` elements, n + 1 blocks each. */
+typedef struct pieces {
+    MPI_Count per_piece, count;
+    uint64_t esize;
+    uint32_t n, npieces;
+    int root_alone; /* the root combines every piece alone (reduce of smaller vectors), or -1 */
+} pieces;
+
+static pieces geometry(const cr_sched *s)
+{
+    pieces g = {.count = s->args.count, .esize = (uint64_t)s->args.dt->size, .n = (uint32_t)s->size,
+                .root_alone = (int)s->state[5] - 1};
+    g.per_piece = (MPI_Count)(BLOCK / g.esize);
+    g.npieces = (uint32_t)((g.count + g.per_piece - 1) / g.per_piece);
+    return g;
+}
+
+/* Piece k: its first element and element count; this process's chunk of it (the whole piece
+ * at the root and nothing elsewhere when the root combines alone, `root` >= 0). */
+static void piece_of(const pieces *g, uint32_t k, int rank, int root, MPI_Count *first, MPI_Count *len,
+                     MPI_Count *cfirst, MPI_Count *clen)
+{
+    *first = (MPI_Count)k * g->per_piece;
+    *len = CR_MIN(g->per_piece, g->count - *first);
+    if (root >= 0) {
+        *cfirst = 0;
+        *clen = rank == root ? *len : 0;
+        return;
+    }
+    MPI_Count base = *len / g->n, rem = *len % g->n;
+    *cfirst = rank * base + CR_MIN((MPI_Count)rank, rem);
+    *clen = base + (rank < rem);
+}
+
+/* The number one past the last block of piece k, its slot of process j, its result block. */
+static uint32_t piece_end(const cr_sched *s, const pieces *g, uint32_t k)
+{
+    return s->state[0] + (k + 1) * (g->n + 1);
+}
+
+static char *piece_block(const cr_sched *s, const pieces *g, uint32_t k, uint32_t j)
+{
+    return block_at(s->state[1], (uint64_t)k * (g->n + 1) + j);
+}
+
+/* This process's own data of a piece can be read in place (not packed into its slot). */
+static bool own_in_place(const cr_sched_args *x)
+{
+    return cr_dtype_is_contig_n(x->dt, x->count);
+}
+
+static void stage(cr_sched *s, const pieces *g, uint32_t k)
+{
+    cr_sched_args *x = &s->args;
+    MPI_Count first, len, cfirst, clen;
+    piece_of(g, k, s->rank, g->root_alone, &first, &len, &cfirst, &clen);
+    char *slot = piece_block(s, g, k, (uint32_t)s->rank);
+    uint64_t off = (uint64_t)first * g->esize, ce = (uint64_t)(cfirst + clen) * g->esize, pb = (uint64_t)len * g->esize;
+    if (!own_in_place(x)) { /* the whole piece */
+        cr_dt_pack(x->sbuf, x->count, x->dt, off, slot, pb);
+        return;
+    }
+    uint64_t cs = (uint64_t)cfirst * g->esize; /* the piece but this process's chunk */
+    if (cs)
+        cr_dt_pack(x->sbuf, x->count, x->dt, off, slot, cs);
+    if (pb > ce)
+        cr_dt_pack(x->sbuf, x->count, x->dt, off + ce, slot + ce, pb - ce);
+}
+
+static void combine(cr_sched *s, const pieces *g, uint32_t k)
+{
+    cr_sched_args *x = &s->args;
+    MPI_Count first, len, cfirst, clen;
+    piece_of(g, k, s->rank, g->root_alone, &first, &len, &cfirst, &clen);
+    if (clen == 0)
+        return;
+    uint64_t cs = (uint64_t)cfirst * g->esize, cb = (uint64_t)clen * g->esize;
+    char *acc = piece_block(s, g, k, g->n) + cs;
+    /* Predefined operations combine arrays of the type's one predefined element. */
+    cr_dtype *t = x->dt;
+    MPI_Count tn = clen;
+    if (x->op->index >= 0 && t->leaf && cr_dtype_is_contig(t->leaf)) {
+        tn = clen * (t->size / t->leaf->size);
+        t = (cr_dtype *)t->leaf;
+    }
+    const char *own = own_in_place(x) ? (const char *)x->sbuf + x->dt->true_lb + (uint64_t)first * g->esize + cs : NULL;
+    for (int j = s->size - 1; j >= 0; j--) {
+        const char *in = j == s->rank && own ? own : piece_block(s, g, k, (uint32_t)j) + cs;
+        if (j == s->size - 1)
+            memcpy(acc, in, cb);
+        else
+            cr_op_apply(x->op, in, acc, tn, t); /* acc = in_j op acc */
+    }
+}
+
+static int reduce_step(cr_sched *s, void *arg)
+{
+    (void)arg;
+    cr_sched_args *x = &s->args;
+    pieces g = geometry(s);
+    int me = s->rank, n = s->size;
+    bool copy_out = x->root < 0 || me == x->root;
+    uint32_t *st = &s->state[2], *rd = &s->state[3], *out = &s->state[4];
+    for (;;) {
+        bool moved = false;
+        while (*st < g.npieces && all_reached(n, DONE, piece_end(s, &g, *st) - L.nblocks)) {
+            stage(s, &g, *st);
+            if (g.root_alone >= 0 && me != g.root_alone) { /* nothing more to do with this piece */
+                publish(me, REDUCED, piece_end(s, &g, *st));
+                publish(me, DONE, piece_end(s, &g, *st));
+                ++*rd;
+            }
+            publish_wake(me, n, STAGED, piece_end(s, &g, *st), false);
+            ++*st;
+            moved = true;
+        }
+        while (*rd < *st && all_reached(n, STAGED, piece_end(s, &g, *rd))) {
+            combine(s, &g, *rd);
+            if (!copy_out)
+                publish_wake(me, n, DONE, piece_end(s, &g, *rd), false);
+            publish_wake(me, n, REDUCED, piece_end(s, &g, *rd), false);
+            ++*rd;
+            moved = true;
+        }
+        while (copy_out && *out < *rd && all_reached(n, REDUCED, piece_end(s, &g, *out))) {
+            MPI_Count first, len, cfirst, clen;
+            piece_of(&g, *out, me, g.root_alone, &first, &len, &cfirst, &clen);
+            cr_dt_unpack(x->rbuf, x->count, x->dt, (uint64_t)first * g.esize, piece_block(s, &g, *out, g.n),
+                         (uint64_t)len * g.esize);
+            publish_wake(me, n, DONE, piece_end(s, &g, *out), false);
+            ++*out;
+            moved = true;
+        }
+        if ((copy_out ? *out : *rd) == g.npieces)
+            return MPI_SUCCESS;
+        if (!moved)
+            return CR_SCHED_AGAIN;
+    }
+}
+
+/* root_alone: the root combines every piece, the others stage their data and leave at once
+ * (as after eager sends: cheapest for vectors that the root combines quickly, and with more
+ * processes than cores); otherwise every process combines its share. */
+static void reduce_at(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root,
+                      bool root_alone)
+{
+    s->args = (cr_sched_args){.sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt,
+                              .op = op, .root = root};
+    s->state[5] = root_alone ? (uint32_t)root + 1 : 0;
+    pieces g = geometry(s);
+    take_blocks(s, (uint64_t)g.npieces * (g.n + 1));
+    s->state[2] = s->state[3] = s->state[4] = 0;
+    cr_sched_call(s, reduce_step, NULL);
+}
+
+void cr_coll_node_large_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
+                               int root, bool root_alone)
+{
+    reduce_at(s, sbuf, rbuf, count, dt, op, root, root_alone);
+}
+
+void cr_coll_node_large_allreduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
+{
+    reduce_at(s, sbuf, rbuf, count, dt, op, -1, false);
+}
