@@ -134,8 +134,14 @@ void cr_coll_inter_allgatherv(cr_sched *s, const cr_coll_call *a);
 /* The shared-memory component (node.c): usable for `comm` with this much data per process?
  * Only blocking calls use it: its counters assume one collective at a time per process. */
 bool cr_coll_node_usable(cr_comm *comm, uint64_t bytes_per_process);
-/* MPI_COMM_WORLD with every process on this node: the communicator the node component serves. */
-bool cr_coll_node_world(const cr_comm *comm);
+/* The node component serves MPI_COMM_WORLD of a job on one node, and any other intracommunicator
+ * of such a job from its third blocking collective on (node.h): called by every blocking
+ * collective before its schedule is built (it may run a setup exchange on comm). */
+int cr_coll_node_prepare(cr_comm *comm);
+/* Unmaps a communicator's own areas (when it is released). */
+void cr_coll_node_release(cr_comm *comm);
+/* The first process to get here runs `init` on a zeroed area; the others wait until it has. */
+void cr_coll_node_once(_Atomic uint32_t *ready, void (*init)(void *), void *arg);
 /* Whether a counter has reached `at_least`, across its 32-bit wrap-around: the two are never
  * more than 2^31 apart. */
 static inline bool cr_coll_seq_reached(_Atomic uint32_t *word, uint32_t at_least)
@@ -155,7 +161,13 @@ void cr_coll_node_large_bcast(cr_sched *s, void *buf, MPI_Count count, cr_dtype 
 void cr_coll_node_large_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
                                int root, bool root_alone);
 void cr_coll_node_large_allreduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
+/* Alltoall, allgather (in place: this process's block already in rbuf), gather and scatter
+ * through the same blocks; each process's own block is the caller's to copy. */
+enum { CR_NODE_ALLTOALL, CR_NODE_ALLGATHER, CR_NODE_GATHER, CR_NODE_SCATTER };
+void cr_coll_node_large_exchange(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                                 MPI_Count rcount, cr_dtype *rdt, int root);
 
+void cr_coll_alltoall_bruck(cr_sched *s, const cr_coll_call *a);
 void cr_coll_barrier_dissemination(cr_sched *s);
 void cr_coll_bcast_binomial(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root);
 void cr_coll_bcast_scatter_allgather(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root);

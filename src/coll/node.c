@@ -4,8 +4,9 @@
  * node's processes is one round instead of log2(p) rounds of messages. That matters most with
  * more ranks than cores, where every message round waits for the receiver to be scheduled.
  *
- * Used for MPI_COMM_WORLD when all its processes share this node (one region serves one
- * communicator; other communicators use the message-based algorithms).
+ * Used for MPI_COMM_WORLD when all its processes share this node (its areas are regions of the
+ * transport's segment), and for any other intracommunicator of such a job from its third
+ * blocking collective on (setup(): areas of its own, in a memory file its members map; node.h).
  *
  * Barrier: a counter of arrivals and a generation number. Each process notes the generation,
  * counts itself in; the last to arrive resets the counter, advances the generation and wakes
@@ -31,14 +32,17 @@
  * equality, and reduction numbers are compared by their signed difference (processes are at
  * most DEPTH reductions apart), so 2^32 collectives later nothing changes. All of them start
  * at cr_shm_seq_start(), which a test sets just below 2^32 to run across the wrap. */
-#include "coll.h"
+#include "node.h"
 
 #include "core/runtime.h"
+#include "xport/shm/segment.h"
 #include "xport/shm/shm.h"
 
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define DEPTH CR_SHM_COLL_DEPTH
 
@@ -58,42 +62,126 @@ typedef struct node_area {
 _Static_assert(offsetof(node_area, slots) == (4 + DEPTH) * 64, "the layout CR_SHM_COLL_BYTES assumes");
 _Static_assert(sizeof(counter) == 64, "one counter a cache line");
 
-static uint32_t reductions;  /* number of this process's next reduce on MPI_COMM_WORLD */
-static node_area *started;   /* the area, once this process has seen its counters set */
-
-/* The counters start at cr_shm_seq_start(): the first process to get here sets them, the
- * others wait until it has (a zeroed segment is all they can assume). */
-static node_area *start(node_area *a)
+/* The first process to get here runs `init` (which sets counters to their first values,
+ * cr_shm_seq_start()); the others wait until it has: a zeroed file is all they can assume. */
+void cr_coll_node_once(_Atomic uint32_t *ready, void (*init)(void *), void *arg)
 {
-    uint32_t first = cr_shm_seq_start(), idle = 0;
-    uint32_t expect = 0;
-    if (atomic_compare_exchange_strong(&a->ready.v, &expect, 1)) {
-        atomic_store_explicit(&a->generation.v, first, memory_order_relaxed);
-        atomic_store_explicit(&a->red_done.v, first, memory_order_relaxed);
-        atomic_store_explicit(&a->ready.v, 2, memory_order_release);
+    uint32_t expect = 0, idle = 0;
+    if (atomic_compare_exchange_strong(ready, &expect, 1)) {
+        init(arg);
+        atomic_store_explicit(ready, 2, memory_order_release);
     } else {
-        while (atomic_load_explicit(&a->ready.v, memory_order_acquire) != 2)
+        while (atomic_load_explicit(ready, memory_order_acquire) != 2)
             if (++idle % 64 == 0)
                 sched_yield();
     }
-    reductions = first;
-    return started = a;
 }
 
-bool cr_coll_node_world(const cr_comm *c)
+static void init_small(void *arg)
 {
-    return c == &cr_comm_world && cr_rt.nnodes == 1 && c->size >= 2 && cr_shm_local_size() == c->size;
+    node_area *a = arg;
+    atomic_store_explicit(&a->generation.v, cr_shm_seq_start(), memory_order_relaxed);
+    atomic_store_explicit(&a->red_done.v, cr_shm_seq_start(), memory_order_relaxed);
+}
+
+/* Starts both areas of `st` (for n processes) in this process. */
+static cr_coll_node *start(cr_coll_node *st, int n)
+{
+    cr_coll_node_once(&st->small->ready.v, init_small, st->small);
+    st->reductions = cr_shm_seq_start();
+    if (st->large)
+        cr_coll_node_large_start(st, n);
+    return st;
+}
+
+static cr_coll_node world_node;
+static cr_coll_node disabled; /* communicators the component cannot serve (setup failed) */
+
+cr_coll_node *cr_coll_node_of(cr_comm *c)
+{
+    cr_coll_node *st = c->coll_node;
+    if (CR_LIKELY(st != NULL))
+        return st->small ? st : NULL;
+    size_t bytes;
+    if (c != &cr_comm_world || cr_rt.nnodes != 1 || c->size < 2 || cr_shm_local_size() != c->size ||
+        !(world_node.small = cr_shm_coll_area(&bytes)))
+        return NULL;
+    world_node.large = cr_shm_coll_large_area(&bytes);
+    return c->coll_node = start(&world_node, c->size);
+}
+
+/* Gives `c` (an intracommunicator of a job on one node, not MPI_COMM_WORLD) areas of its own:
+ * rank 0 makes a memory file, broadcasts where it is (its pid and descriptor, which the others
+ * open through /proc), everyone maps it and says whether that worked; rank 0 then closes its
+ * descriptor (the mappings keep the file). Runs inside a blocking collective that every member
+ * calls, with message algorithms, before the collective's own schedule. */
+static int setup(cr_comm *c)
+{
+    int n = c->size;
+    size_t small = (CR_SHM_COLL_BYTES(n) + 4095) & ~(size_t)4095, bytes = small + CR_SHM_COLL_LARGE_BYTES(n);
+    int64_t card[2] = {-1, -1};
+    int fd = -1;
+    void *base = NULL;
+    if (c->rank == 0 && cr_seg_create("courier-coll", bytes, &fd, &base) == 0) {
+        card[0] = getpid();
+        card[1] = fd;
+    }
+    cr_sched s;
+    cr_sched_init(&s, c);
+    cr_coll_bcast_binomial(&s, card, 2, cr_dtype_get(MPI_INT64_T), 0);
+    int err = cr_sched_run(&s);
+    if (!err && c->rank != 0 && card[1] >= 0 && cr_seg_attach((int)card[0], (int)card[1], bytes, &base) != 0)
+        base = NULL;
+    int32_t ok = !err && base;
+    if (!err) {
+        cr_sched_init(&s, c);
+        cr_coll_allreduce_recursive_doubling(&s, &ok, 1, cr_dtype_get(MPI_INT32_T), cr_op_get(MPI_MIN));
+        err = cr_sched_run(&s);
+    }
+    if (fd >= 0)
+        close(fd);
+    cr_coll_node *st = ok && !err ? calloc(1, sizeof *st) : NULL;
+    if (!st) {
+        if (base)
+            munmap(base, bytes);
+        c->coll_node = &disabled; /* every member decided alike (the allreduce) */
+        return err;
+    }
+    st->small = base;
+    st->large = CR_SHM_COLL_LARGE_BYTES(n) ? (struct large_area *)((char *)base + small) : NULL;
+    st->map = base;
+    st->map_bytes = bytes;
+    c->coll_node = start(st, n);
+    return MPI_SUCCESS;
+}
+
+/* Blocking collectives on a communicator before it gets areas of its own: the members count
+ * them alike (blocking collectives are called in the same order everywhere and never match
+ * nonblocking ones), so they all set up in the same call. */
+#define SETUP_AFTER 3
+
+int cr_coll_node_prepare(cr_comm *c)
+{
+    if (CR_LIKELY(c->coll_node != NULL) || c == &cr_comm_world || c->inter || c->size < 2 || cr_rt.nnodes != 1 ||
+        cr_shm_local_size() != cr_comm_world.size || ++c->coll_blocking < SETUP_AFTER)
+        return MPI_SUCCESS;
+    return setup(c);
+}
+
+void cr_coll_node_release(cr_comm *c)
+{
+    cr_coll_node *st = c->coll_node;
+    c->coll_node = NULL;
+    if (st && st->map) {
+        munmap(st->map, st->map_bytes);
+        free(st);
+    }
 }
 
 static node_area *area_of(cr_comm *c)
 {
-    size_t bytes;
-    if (CR_LIKELY(started != NULL) && c == &cr_comm_world)
-        return started;
-    if (!cr_coll_node_world(c))
-        return NULL;
-    node_area *a = cr_shm_coll_area(&bytes);
-    return a ? start(a) : NULL;
+    cr_coll_node *st = cr_coll_node_of(c);
+    return st ? st->small : NULL;
 }
 
 bool cr_coll_node_usable(cr_comm *c, uint64_t bytes_per_process)
@@ -194,7 +282,7 @@ void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *
 static int reduce_number(cr_sched *s, void *arg)
 {
     (void)arg;
-    s->state[0] = reductions++;
+    s->state[0] = cr_coll_node_of(s->comm)->reductions++;
     return MPI_SUCCESS;
 }
 

@@ -34,7 +34,7 @@
  * processes than cores a process that gets its core does all the work it can at once.
  *
  * Blocking calls only, like node.c: the counters assume one collective at a time per process. */
-#include "coll.h"
+#include "node.h"
 
 #include "core/runtime.h"
 #include "xport/shm/shm.h"
@@ -57,43 +57,25 @@ typedef struct large_area {
 } large_area;
 
 _Static_assert(sizeof(large_line) == 64, "one line per process");
+_Static_assert(CR_SHM_COLL_NBLOCKS(1) == 16, "init_large derives n from the ring's size");
 
-static struct {
-    large_area *a;
-    char *blocks;
-    uint32_t nblocks; /* U */
-    uint32_t next;    /* the number of this process's next block */
-    uint32_t place;   /* and its place in the ring */
-} L;
-
-/* The area for `comm` (MPI_COMM_WORLD on one node), its counters set by its first user. */
-static bool area_ready(cr_comm *comm)
+static void init_large(void *arg)
 {
-    if (CR_LIKELY(L.a != NULL))
-        return comm == &cr_comm_world;
-    size_t bytes;
-    large_area *a;
-    if (!cr_coll_node_world(comm) || !(a = cr_shm_coll_large_area(&bytes)))
-        return false;
-    int n = comm->size;
-    uint32_t first = cr_shm_seq_start(), expect = 0, idle = 0;
-    if (atomic_compare_exchange_strong(&a->ready, &expect, 1)) {
-        for (int r = 0; r < n; r++)
-            for (int f = STAGED; f <= DONE; f++)
-                atomic_store_explicit(&a->lines[r].c[f], first, memory_order_relaxed);
-        atomic_store_explicit(&a->ready, 2, memory_order_release);
-    } else {
-        while (atomic_load_explicit(&a->ready, memory_order_acquire) != 2)
-            if (++idle % 64 == 0)
-                sched_yield();
-    }
+    cr_coll_node *st = arg;
+    uint32_t n = (uint32_t)(st->nblocks / 8 - 1);
+    for (uint32_t r = 0; r < n; r++)
+        for (int f = STAGED; f <= DONE; f++)
+            atomic_store_explicit(&st->large->lines[r].c[f], cr_shm_seq_start(), memory_order_relaxed);
+}
+
+void cr_coll_node_large_start(cr_coll_node *st, int n)
+{
     size_t control = (((size_t)n + 1) * 64 + 4095) & ~(size_t)4095;
-    L.blocks = (char *)a + control;
-    L.nblocks = (uint32_t)CR_SHM_COLL_NBLOCKS(n);
-    L.next = first;
-    L.place = 0;
-    L.a = a;
-    return true;
+    st->blocks = (char *)st->large + control;
+    st->nblocks = (uint32_t)CR_SHM_COLL_NBLOCKS(n);
+    st->next = st->free_until = cr_shm_seq_start();
+    st->place = 0;
+    cr_coll_node_once(&st->large->ready, init_large, st);
 }
 
 /* Whether a reduction of `count` elements of dt with op can combine packed data in the blocks:
@@ -111,20 +93,39 @@ static bool reducible(const cr_dtype *dt, const cr_op *op)
 
 bool cr_coll_node_large_usable(cr_comm *comm, const cr_dtype *dt, const cr_op *op)
 {
-    return area_ready(comm) && (!op || reducible(dt, op));
+    cr_coll_node *st = cr_coll_node_of(comm);
+    return st && st->large && (!op || reducible(dt, op));
 }
 
-static bool all_reached(int n, int field, uint32_t at_least)
+static bool all_reached(const cr_coll_node *st, int n, int field, uint32_t at_least)
 {
     for (int r = 0; r < n; r++)
-        if (!cr_coll_seq_reached(&L.a->lines[r].c[field], at_least))
+        if (!cr_coll_seq_reached(&st->large->lines[r].c[field], at_least))
             return false;
     return true;
 }
 
-static void publish(int me, int field, uint32_t value)
+/* Whether blocks numbered below `end` - U may be written again: every process is done with
+ * them. This process remembers the least `done` it last saw (st->free_until), so the usual
+ * check reads no other process's line (the ring is rarely the limit). */
+static bool ring_free(cr_coll_node *st, int n, uint32_t end)
 {
-    atomic_store_explicit(&L.a->lines[me].c[field], value, memory_order_release);
+    uint32_t need = end - st->nblocks;
+    if ((int32_t)(st->free_until - need) >= 0)
+        return true;
+    uint32_t least = atomic_load_explicit(&st->large->lines[0].c[DONE], memory_order_acquire);
+    for (int r = 1; r < n; r++) {
+        uint32_t d = atomic_load_explicit(&st->large->lines[r].c[DONE], memory_order_acquire);
+        if ((int32_t)(d - least) < 0)
+            least = d;
+    }
+    st->free_until = least;
+    return (int32_t)(least - need) >= 0;
+}
+
+static void publish(const cr_coll_node *st, int me, int field, uint32_t value)
+{
+    atomic_store_explicit(&st->large->lines[me].c[field], value, memory_order_release);
 }
 
 /* Publishes, and wakes sleeping processes when what they may wait for has just come true: a
@@ -132,36 +133,36 @@ static void publish(int me, int field, uint32_t value)
  * woken only then, not at every publication, so that with more processes than cores a
  * sleeper is not scheduled to find that it must sleep again. Of two processes publishing at
  * once, the full fence lets at least one see the other's value (and wake). */
-static void publish_wake(int me, int n, int field, uint32_t value, bool one)
+static void publish_wake(const cr_coll_node *st, int me, int n, int field, uint32_t value, bool one)
 {
-    publish(me, field, value);
+    publish(st, me, field, value);
     if (!cr_shm_sleep_mode())
         return;
     atomic_thread_fence(memory_order_seq_cst);
-    if (one || all_reached(n, field, value))
+    if (one || all_reached(st, n, field, value))
         cr_shm_wake_sleepers();
 }
 
-static char *block_at(uint32_t first_place, uint64_t i)
+static char *block_at(const cr_coll_node *st, uint32_t first_place, uint64_t i)
 {
-    return L.blocks + (size_t)((first_place + i) % L.nblocks) * BLOCK;
+    return st->blocks + (size_t)((first_place + i) % st->nblocks) * BLOCK;
 }
 
 /* Takes `m` consecutive blocks for this call: state[0] the number of the first, state[1] its
  * place. Every process takes the same blocks for the same call. */
-static void take_blocks(cr_sched *s, uint64_t m)
+static void take_blocks(cr_sched *s, cr_coll_node *st, uint64_t m)
 {
-    s->state[0] = L.next;
-    s->state[1] = L.place;
-    L.next += (uint32_t)m;
-    L.place = (uint32_t)((L.place + m) % L.nblocks);
+    s->state[0] = st->next;
+    s->state[1] = st->place;
+    st->next += (uint32_t)m;
+    st->place = (uint32_t)((st->place + m) % st->nblocks);
 }
 
 /* ----------------------------------------------------------------- broadcast */
 
 static int bcast_step(cr_sched *s, void *arg)
 {
-    (void)arg;
+    cr_coll_node *st = arg;
     cr_sched_args *x = &s->args;
     uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size, nb = (bytes + BLOCK - 1) / BLOCK;
     uint32_t b0 = s->state[0], *k = &s->state[2];
@@ -169,16 +170,16 @@ static int bcast_step(cr_sched *s, void *arg)
         uint32_t end = b0 + *k + 1;
         uint64_t off = (uint64_t)*k * BLOCK, len = CR_MIN((uint64_t)BLOCK, bytes - off);
         if (s->rank == x->root) {
-            if (!all_reached(s->size, DONE, end - L.nblocks))
+            if (!ring_free(st, s->size, end))
                 break;
-            cr_dt_pack(x->rbuf, x->count, x->dt, off, block_at(s->state[1], *k), len);
-            publish(s->rank, DONE, end);
-            publish_wake(s->rank, s->size, STAGED, end, true);
+            cr_dt_pack(x->rbuf, x->count, x->dt, off, block_at(st, s->state[1], *k), len);
+            publish(st, s->rank, DONE, end);
+            publish_wake(st, s->rank, s->size, STAGED, end, true);
         } else {
-            if (!cr_coll_seq_reached(&L.a->lines[x->root].c[STAGED], end))
+            if (!cr_coll_seq_reached(&st->large->lines[x->root].c[STAGED], end))
                 break;
-            cr_dt_unpack(x->rbuf, x->count, x->dt, off, block_at(s->state[1], *k), len);
-            publish_wake(s->rank, s->size, DONE, end, false);
+            cr_dt_unpack(x->rbuf, x->count, x->dt, off, block_at(st, s->state[1], *k), len);
+            publish_wake(st, s->rank, s->size, DONE, end, false);
         }
         ++*k;
     }
@@ -188,10 +189,11 @@ static int bcast_step(cr_sched *s, void *arg)
 void cr_coll_node_large_bcast(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root)
 {
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
+    cr_coll_node *st = cr_coll_node_of(s->comm);
     s->args = (cr_sched_args){.rbuf = buf, .count = count, .dt = dt, .root = root};
-    take_blocks(s, (bytes + BLOCK - 1) / BLOCK);
+    take_blocks(s, st, (bytes + BLOCK - 1) / BLOCK);
     s->state[2] = 0;
-    cr_sched_call(s, bcast_step, NULL);
+    cr_sched_call(s, bcast_step, st);
 }
 
 /* ----------------------------------------------------------------- reduce and allreduce */
@@ -202,12 +204,13 @@ typedef struct pieces {
     uint64_t esize;
     uint32_t n, npieces;
     int root_alone; /* the root combines every piece alone (reduce of smaller vectors), or -1 */
+    const cr_coll_node *st;
 } pieces;
 
-static pieces geometry(const cr_sched *s)
+static pieces geometry(const cr_sched *s, const cr_coll_node *st)
 {
     pieces g = {.count = s->args.count, .esize = (uint64_t)s->args.dt->size, .n = (uint32_t)s->size,
-                .root_alone = (int)s->state[5] - 1};
+                .root_alone = (int)s->state[5] - 1, .st = st};
     g.per_piece = (MPI_Count)(BLOCK / g.esize);
     g.npieces = (uint32_t)((g.count + g.per_piece - 1) / g.per_piece);
     return g;
@@ -238,7 +241,7 @@ static uint32_t piece_end(const cr_sched *s, const pieces *g, uint32_t k)
 
 static char *piece_block(const cr_sched *s, const pieces *g, uint32_t k, uint32_t j)
 {
-    return block_at(s->state[1], (uint64_t)k * (g->n + 1) + j);
+    return block_at(g->st, s->state[1], (uint64_t)k * (g->n + 1) + j);
 }
 
 /* This process's own data of a piece can be read in place (not packed into its slot). */
@@ -293,39 +296,39 @@ static void combine(cr_sched *s, const pieces *g, uint32_t k)
 
 static int reduce_step(cr_sched *s, void *arg)
 {
-    (void)arg;
+    cr_coll_node *st = arg;
     cr_sched_args *x = &s->args;
-    pieces g = geometry(s);
+    pieces g = geometry(s, st);
     int me = s->rank, n = s->size;
     bool copy_out = x->root < 0 || me == x->root;
-    uint32_t *st = &s->state[2], *rd = &s->state[3], *out = &s->state[4];
+    uint32_t *sp = &s->state[2], *rd = &s->state[3], *out = &s->state[4];
     for (;;) {
         bool moved = false;
-        while (*st < g.npieces && all_reached(n, DONE, piece_end(s, &g, *st) - L.nblocks)) {
-            stage(s, &g, *st);
+        while (*sp < g.npieces && ring_free(st, n, piece_end(s, &g, *sp))) {
+            stage(s, &g, *sp);
             if (g.root_alone >= 0 && me != g.root_alone) { /* nothing more to do with this piece */
-                publish(me, REDUCED, piece_end(s, &g, *st));
-                publish(me, DONE, piece_end(s, &g, *st));
+                publish(st, me, REDUCED, piece_end(s, &g, *sp));
+                publish(st, me, DONE, piece_end(s, &g, *sp));
                 ++*rd;
             }
-            publish_wake(me, n, STAGED, piece_end(s, &g, *st), false);
-            ++*st;
+            publish_wake(st, me, n, STAGED, piece_end(s, &g, *sp), false);
+            ++*sp;
             moved = true;
         }
-        while (*rd < *st && all_reached(n, STAGED, piece_end(s, &g, *rd))) {
+        while (*rd < *sp && all_reached(st, n, STAGED, piece_end(s, &g, *rd))) {
             combine(s, &g, *rd);
             if (!copy_out)
-                publish_wake(me, n, DONE, piece_end(s, &g, *rd), false);
-            publish_wake(me, n, REDUCED, piece_end(s, &g, *rd), false);
+                publish_wake(st, me, n, DONE, piece_end(s, &g, *rd), false);
+            publish_wake(st, me, n, REDUCED, piece_end(s, &g, *rd), false);
             ++*rd;
             moved = true;
         }
-        while (copy_out && *out < *rd && all_reached(n, REDUCED, piece_end(s, &g, *out))) {
+        while (copy_out && *out < *rd && all_reached(st, n, REDUCED, piece_end(s, &g, *out))) {
             MPI_Count first, len, cfirst, clen;
             piece_of(&g, *out, me, g.root_alone, &first, &len, &cfirst, &clen);
             cr_dt_unpack(x->rbuf, x->count, x->dt, (uint64_t)first * g.esize, piece_block(s, &g, *out, g.n),
                          (uint64_t)len * g.esize);
-            publish_wake(me, n, DONE, piece_end(s, &g, *out), false);
+            publish_wake(st, me, n, DONE, piece_end(s, &g, *out), false);
             ++*out;
             moved = true;
         }
@@ -345,10 +348,11 @@ static void reduce_at(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count
     s->args = (cr_sched_args){.sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt,
                               .op = op, .root = root};
     s->state[5] = root_alone ? (uint32_t)root + 1 : 0;
-    pieces g = geometry(s);
-    take_blocks(s, (uint64_t)g.npieces * (g.n + 1));
+    cr_coll_node *st = cr_coll_node_of(s->comm);
+    pieces g = geometry(s, st);
+    take_blocks(s, st, (uint64_t)g.npieces * (g.n + 1));
     s->state[2] = s->state[3] = s->state[4] = 0;
-    cr_sched_call(s, reduce_step, NULL);
+    cr_sched_call(s, reduce_step, st);
 }
 
 void cr_coll_node_large_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
@@ -360,4 +364,150 @@ void cr_coll_node_large_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Co
 void cr_coll_node_large_allreduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
 {
     reduce_at(s, sbuf, rbuf, count, dt, op, -1, false);
+}
+
+/* ----------------------------------------------------------------- alltoall, allgather, gather, scatter */
+
+/* Calls that move blocks between processes without combining them. A piece is one block per
+ * process (its slot); each block of a call is cut into windows of `c` bytes, piece k moving
+ * window k of every block. Alltoall and scatter put p sub-blocks of c = BLOCK / p bytes in a
+ * slot (sub-block j for process j); allgather and gather put one sub-block of c = BLOCK. Every
+ * process stages its piece into its slot (or, if it has nothing to send, just counts it
+ * staged), then takes what is for it from the others' slots once they have staged, and is
+ * done with the piece; a process that takes nothing is done once it has staged. Each process's
+ * own block is copied directly (a copy step before this one). */
+enum { X_ALLTOALL = CR_NODE_ALLTOALL, X_ALLGATHER = CR_NODE_ALLGATHER, X_GATHER = CR_NODE_GATHER, X_SCATTER = CR_NODE_SCATTER };
+
+typedef struct xgeom {
+    uint64_t bytes, c; /* per block, per window */
+    uint32_t n, npieces;
+    uint32_t blocks; /* per piece: a slot per process, or the root's alone (scatter) */
+    int kind, root, me;
+    bool stages, takes;
+} xgeom;
+
+static xgeom xgeometry(const cr_sched *s)
+{
+    const cr_sched_args *x = &s->args;
+    xgeom g = {.n = (uint32_t)s->size, .kind = (int)s->state[4], .root = x->root, .me = s->rank};
+    uint64_t rb = x->dt ? (uint64_t)x->count * (uint64_t)x->dt->size : 0,
+             sb = x->sdt ? (uint64_t)x->scount * (uint64_t)x->sdt->size : 0;
+    bool at_root = g.me == g.root;
+    switch (g.kind) {
+    case X_ALLTOALL: g.bytes = rb, g.stages = g.takes = true; break;
+    case X_ALLGATHER: g.bytes = rb, g.stages = g.takes = true; break;
+    case X_GATHER: g.bytes = at_root ? rb : sb, g.stages = !at_root, g.takes = at_root; break;
+    default: g.bytes = at_root ? sb : rb, g.stages = at_root, g.takes = !at_root; break;
+    }
+    bool per_peer = g.kind == X_ALLTOALL || g.kind == X_SCATTER;
+    g.c = per_peer ? (BLOCK / g.n) & ~(uint64_t)63 : BLOCK;
+    g.npieces = (uint32_t)((g.bytes + g.c - 1) / g.c);
+    g.blocks = g.kind == X_SCATTER ? 1 : g.n;
+    return g;
+}
+
+/* Process j's slot of piece k. */
+static char *xslot(const cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k, int j)
+{
+    return block_at(st, s->state[1], (uint64_t)k * g->blocks + (g->blocks == 1 ? 0 : (uint32_t)j));
+}
+
+/* Block j of a buffer of per-process blocks of `count` elements of dt. */
+static void *block_of(const void *buf, MPI_Count count, const cr_dtype *dt, int j)
+{
+    return cr_coll_at(buf, (MPI_Count)j * count, dt);
+}
+
+static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k)
+{
+    const cr_sched_args *x = &s->args;
+    uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
+    char *slot = xslot(s, st, g, k, g->me);
+    if (g->kind == X_ALLGATHER) { /* this process's block is in place in rbuf already */
+        cr_dt_pack(block_of(x->rbuf, x->count, x->dt, g->me), x->count, x->dt, off, slot, len);
+    } else if (g->kind == X_GATHER) {
+        cr_dt_pack(x->sbuf, x->scount, x->sdt, off, slot, len);
+    } else { /* alltoall (from rbuf when in place) and scatter: a sub-block per process */
+        bool in_place = x->sbuf == MPI_IN_PLACE;
+        const void *buf = in_place ? x->rbuf : x->sbuf;
+        MPI_Count count = in_place ? x->count : x->scount;
+        const cr_dtype *dt = in_place ? x->dt : x->sdt;
+        for (uint32_t j = 0; j < g->n; j++)
+            if ((int)j != g->me)
+                cr_dt_pack(block_of(buf, count, dt, (int)j), count, dt, off, slot + j * g->c, len);
+    }
+}
+
+static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k)
+{
+    const cr_sched_args *x = &s->args;
+    uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
+    if (g->kind == X_SCATTER) {
+        const char *slot = xslot(s, st, g, k, g->root);
+        cr_dt_unpack(x->rbuf, x->count, x->dt, off, slot + (uint64_t)g->me * g->c, len);
+        return;
+    }
+    uint64_t sub = g->kind == X_ALLTOALL ? (uint64_t)g->me * g->c : 0;
+    for (uint32_t j = 0; j < g->n; j++)
+        if ((int)j != g->me) {
+            const char *slot = xslot(s, st, g, k, (int)j);
+            cr_dt_unpack(block_of(x->rbuf, x->count, x->dt, (int)j), x->count, x->dt, off, slot + sub, len);
+        }
+}
+
+/* Whether everyone this process takes from has staged up to `end`. */
+static bool xstaged(const cr_coll_node *st, const xgeom *g, uint32_t end)
+{
+    return g->kind == X_SCATTER ? cr_coll_seq_reached(&st->large->lines[g->root].c[STAGED], end)
+                                : all_reached(st, (int)g->n, STAGED, end);
+}
+
+static int exchange_step(cr_sched *s, void *arg)
+{
+    cr_coll_node *st = arg;
+    xgeom g = xgeometry(s);
+    uint32_t *sp = &s->state[2], *tk = &s->state[3];
+    for (;;) {
+        bool moved = false;
+        while (*sp < g.npieces) {
+            uint32_t end = s->state[0] + (*sp + 1) * g.blocks;
+            if (!ring_free(st, (int)g.n, end))
+                break;
+            if (g.stages)
+                xstage(s, st, &g, *sp);
+            if (!g.takes) {
+                publish(st, g.me, DONE, end);
+                ++*tk;
+            }
+            /* Scatter's takers wait for the root alone; the others for everyone. */
+            publish_wake(st, g.me, (int)g.n, STAGED, end, g.kind == X_SCATTER && g.stages);
+            ++*sp;
+            moved = true;
+        }
+        while (g.takes && *tk < *sp && xstaged(st, &g, s->state[0] + (*tk + 1) * g.blocks)) {
+            xtake(s, st, &g, *tk);
+            publish_wake(st, g.me, (int)g.n, DONE, s->state[0] + (*tk + 1) * g.blocks, false);
+            ++*tk;
+            moved = true;
+        }
+        if (*tk == g.npieces)
+            return MPI_SUCCESS;
+        if (!moved)
+            return CR_SCHED_AGAIN;
+    }
+}
+
+void cr_coll_node_large_exchange(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                                 MPI_Count rcount, cr_dtype *rdt, int root)
+{
+    cr_coll_node *st = cr_coll_node_of(s->comm);
+    s->args = (cr_sched_args){.sbuf = sbuf, .rbuf = rbuf, .count = rcount, .dt = rdt, .scount = scount, .sdt = sdt,
+                              .root = root};
+    s->state[4] = (uint32_t)kind;
+    xgeom g = xgeometry(s);
+    if (g.npieces == 0)
+        return;
+    take_blocks(s, st, (uint64_t)g.npieces * g.blocks);
+    s->state[2] = s->state[3] = 0;
+    cr_sched_call(s, exchange_step, st);
 }

@@ -59,8 +59,10 @@ typedef struct cr_step {
 typedef struct cr_sched_args {
     const void *sbuf;
     void *rbuf;
-    MPI_Count count;
+    MPI_Count count;   /* of dt, at rbuf (and at sbuf, unless scount/sdt say otherwise) */
     cr_dtype *dt;
+    MPI_Count scount;  /* the send side, for calls whose sides differ */
+    cr_dtype *sdt;
     cr_op *op;
     int root;
 } cr_sched_args;

@@ -11,7 +11,7 @@
 #include "cr_impl.h"
 
 static int64_t barrier_alg, bcast_alg, bcast_large, reduce_alg, reduce_large, allreduce_alg, allreduce_large, allgather_alg,
-    allgather_large, node_large, node_reduce_shared;
+    allgather_large, node_large, node_reduce_shared, gather_alg, scatter_alg;
 CR_TUNABLE_EX(barrier_alg, COURIER_COLL_BARRIER, CR_TUNE_CHOICE, "auto", "auto|dissemination|node", 0, 2,
               "MPI_Barrier algorithm (node: flags in shared memory, for MPI_COMM_WORLD on one node)");
 CR_TUNABLE_EX(bcast_alg, COURIER_COLL_BCAST, CR_TUNE_CHOICE, "auto", "auto|binomial|scatter_allgather|node", 0, 3,
@@ -34,8 +34,13 @@ CR_TUNABLE_EX(allreduce_alg, COURIER_COLL_ALLREDUCE, CR_TUNE_CHOICE, "auto",
               "MPI_Allreduce algorithm (rabenseifner needs a commutative operation; node as for MPI_Reduce)");
 CR_TUNABLE_EX(allreduce_large, COURIER_COLL_ALLREDUCE_LARGE, CR_TUNE_SIZE, "32K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Allreduce uses reduce-scatter + allgather instead of recursive doubling");
-CR_TUNABLE_EX(allgather_alg, COURIER_COLL_ALLGATHER, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|bruck|ring", 0,
-              3, "MPI_Allgather algorithm (recursive_doubling needs a power-of-two process count)");
+CR_TUNABLE_EX(allgather_alg, COURIER_COLL_ALLGATHER, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|bruck|ring|node",
+              0, 4, "MPI_Allgather algorithm (recursive_doubling needs a power-of-two process count; node: blocking calls "
+                    "on communicators of a job on one node go through shared memory)");
+CR_TUNABLE_EX(gather_alg, COURIER_COLL_GATHER, CR_TUNE_CHOICE, "auto", "auto|binomial|node", 0, 2,
+              "MPI_Gather algorithm (node: blocking calls on communicators of a job on one node go through shared memory)");
+CR_TUNABLE_EX(scatter_alg, COURIER_COLL_SCATTER, CR_TUNE_CHOICE, "auto", "auto|binomial|node", 0, 2,
+              "MPI_Scatter algorithm (node: as for MPI_Gather)");
 CR_TUNABLE_EX(allgather_large, COURIER_COLL_ALLGATHER_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
               "total bytes gathered from which MPI_Allgather uses a ring");
 
@@ -91,6 +96,9 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
         return cr_err(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (%p): use MPI_IN_PLACE as sendbuf "
                                       "to reuse the receive buffer", a->sbuf);
     if (mode == CR_RUN_BLOCKING) {
+        int err = cr_coll_node_prepare(comm);
+        if (err)
+            return err;
         cr_sched s;
         cr_sched_init(&s, comm);
         build(&s, a, true);
@@ -383,11 +391,17 @@ static bool alone(cr_sched *s, const cr_coll_call *a)
 
 static void build_gather(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
-    (void)blocking;
-    if (s->comm->inter)
+    if (s->comm->inter) {
         cr_coll_inter_gatherv(s, a);
-    else if (!alone(s, a))
+    } else if (alone(s, a)) {
+    } else if (blocking && gather_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+        if (s->rank == a->root && a->sbuf != MPI_IN_PLACE)
+            cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt),
+                          a->rcount, a->rdt);
+        cr_coll_node_large_exchange(s, CR_NODE_GATHER, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+    } else {
         cr_coll_gather_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+    }
 }
 
 static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
@@ -432,11 +446,17 @@ int cr_mpi_gather_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, v
 
 static void build_scatter(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
-    (void)blocking;
-    if (s->comm->inter)
+    if (s->comm->inter) {
         cr_coll_inter_scatterv(s, a);
-    else if (!alone(s, a))
+    } else if (alone(s, a)) {
+    } else if (blocking && scatter_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+        if (s->rank == a->root && a->rbuf != MPI_IN_PLACE)
+            cr_sched_copy(s, cr_coll_at(a->sbuf, (MPI_Count)s->rank * a->scount, a->sdt), a->scount, a->sdt, a->rbuf,
+                          a->rcount, a->rdt);
+        cr_coll_node_large_exchange(s, CR_NODE_SCATTER, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+    } else {
         cr_coll_scatter_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+    }
 }
 
 static int scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,
@@ -508,7 +528,6 @@ int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm 
 
 static void build_allgather(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
-    (void)blocking;
     if (s->comm->inter) {
         cr_coll_inter_allgather(s, a);
         return;
@@ -516,7 +535,11 @@ static void build_allgather(cr_sched *s, const cr_coll_call *a, bool blocking)
     if (a->sbuf != MPI_IN_PLACE)
         cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt),
                       a->rcount, a->rdt);
-    allgather_in_place(s, a->rbuf, a->rcount, a->rdt);
+    if (blocking && (allgather_alg == 0 || allgather_alg == 4) && s->size > 1 &&
+        cr_coll_node_large_usable(s->comm, NULL, NULL))
+        cr_coll_node_large_exchange(s, CR_NODE_ALLGATHER, NULL, 0, NULL, a->rbuf, a->rcount, a->rdt, 0);
+    else
+        allgather_in_place(s, a->rbuf, a->rcount, a->rdt);
 }
 
 static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,

@@ -12,7 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int64_t allgatherv_alg, allgatherv_large;
+static int64_t allgatherv_alg, allgatherv_large, alltoall_alg, alltoall_small;
+CR_TUNABLE_EX(alltoall_alg, COURIER_COLL_ALLTOALL, CR_TUNE_CHOICE, "auto", "auto|pairwise|node|bruck", 0, 3,
+              "MPI_Alltoall algorithm (node: blocking calls on communicators of a job on one node stage every block "
+              "through shared memory, in one round; pairwise: p - 1 exchanges, 8 in flight; bruck: log2 p rounds)");
+CR_TUNABLE_EX(alltoall_small, COURIER_COLL_ALLTOALL_SMALL, CR_TUNE_SIZE, "256", NULL, 0, INT64_MAX,
+              "bytes per block up to which MPI_Alltoall by messages uses Bruck's algorithm, with more than 9 processes "
+              "(up to 9, the pairwise exchange has all its exchanges in flight at once)");
 CR_TUNABLE_EX(allgatherv_alg, COURIER_COLL_ALLGATHERV, CR_TUNE_CHOICE, "auto", "auto|direct|ring", 0, 2,
               "MPI_Allgatherv algorithm (direct: every block to every process at once; ring)");
 CR_TUNABLE_EX(allgatherv_large, COURIER_COLL_ALLGATHERV_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
@@ -214,11 +220,21 @@ static void alltoallw_peer(const cr_coll_call *a, int peer, cr_coll_block *b)
 
 static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
-    (void)blocking;
-    if (s->comm->inter)
+    if (s->comm->inter) {
         cr_coll_inter_alltoall(s, a, alltoall_peer);
-    else
+    } else if (blocking && (alltoall_alg == 0 || alltoall_alg == 2) && s->size > 1 &&
+               cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+        cr_coll_block own;
+        alltoall_peer(a, s->rank, &own);
+        if (own.sbuf)
+            cr_sched_copy(s, own.sbuf, own.scount, own.sdt, own.rbuf, own.rcount, own.rdt);
+        cr_coll_node_large_exchange(s, CR_NODE_ALLTOALL, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, 0);
+    } else if (alltoall_alg == 3 || (alltoall_alg != 1 && s->size > CR_COLL_ALLTOALL_WINDOW + 1 &&
+                                      (uint64_t)a->rcount * (uint64_t)a->rdt->size <= (uint64_t)alltoall_small)) {
+        cr_coll_alltoall_bruck(s, a);
+    } else {
         cr_coll_alltoall_pairwise(s, a, alltoall_peer);
+    }
 }
 
 static void build_alltoallv(cr_sched *s, const cr_coll_call *a, bool blocking)

@@ -470,6 +470,7 @@ void cr_comm_release(cr_comm *c)
     if (c->local)
         cr_comm_release(c->local);
     cr_topo_free(c->topo);
+    cr_coll_node_release(c);
     cr_obj_free(c);
 }
 

@@ -1,0 +1,35 @@
+/* node.h: the node component's state for one communicator (node.c: barrier and small
+ * reductions; node_large.c: large broadcasts and reductions), private to src/coll.
+ *
+ * MPI_COMM_WORLD's areas are regions of the transport's segment. Any other intracommunicator of
+ * a job on one node gets areas of its own at its SETUP_AFTER-th blocking collective (node.c):
+ * its rank 0 makes a memory file, the others map it, and from then on its collectives take the
+ * same paths as MPI_COMM_WORLD's. Communicators used for one or two collectives (made, used
+ * once, freed) never pay for that. */
+#ifndef CR_COLL_NODE_H
+#define CR_COLL_NODE_H
+
+#include "coll.h"
+
+struct node_area;
+struct large_area;
+
+typedef struct cr_coll_node {
+    struct node_area *small; /* node.c's counters and slots; NULL until set up */
+    uint32_t reductions;     /* this process's next reduce in it */
+    struct large_area *large; /* node_large.c's control lines and blocks; NULL when absent */
+    char *blocks;
+    uint32_t nblocks;         /* blocks in the ring */
+    uint32_t next, place;     /* the number of this process's next block, and its place */
+    uint32_t free_until;      /* every process's `done` was at least this when last looked at */
+    void *map;                /* the communicator's own memory file, mapped (NULL for the world) */
+    size_t map_bytes;
+} cr_coll_node;
+
+/* The state of `comm` once its areas exist and are started, or NULL (the node component is
+ * not usable for it). */
+cr_coll_node *cr_coll_node_of(cr_comm *comm);
+/* node_large.c: starts the large area's counters (its first user sets them). */
+void cr_coll_node_large_start(cr_coll_node *st, int n);
+
+#endif
