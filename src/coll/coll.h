@@ -163,9 +163,18 @@ void cr_coll_node_large_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Co
 void cr_coll_node_large_allreduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
 /* Alltoall, allgather (in place: this process's block already in rbuf), gather and scatter
  * through the same blocks; each process's own block is the caller's to copy. */
-enum { CR_NODE_ALLTOALL, CR_NODE_ALLGATHER, CR_NODE_GATHER, CR_NODE_SCATTER };
+enum {
+    CR_NODE_ALLTOALL, CR_NODE_ALLGATHER, CR_NODE_GATHER, CR_NODE_SCATTER,
+    CR_NODE_SCAN, CR_NODE_EXSCAN, CR_NODE_REDUCE_SCATTER /* these three combine (cr_coll_node_large_combine) */
+};
 void cr_coll_node_large_exchange(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
                                  MPI_Count rcount, cr_dtype *rdt, int root);
+/* Scan and exscan (count elements at sbuf, results at rbuf) and reduce_scatter_block (p blocks
+ * of count at sbuf, this process's at rbuf), with op; usable when the node component serves comm
+ * and an element fits a window (per_process: reduce-scatter's windows of 128 KiB / p). */
+bool cr_coll_node_large_scan_usable(cr_comm *comm, const cr_dtype *dt, const cr_op *op, bool per_process);
+void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                                MPI_Count rcount, cr_dtype *rdt, int root, cr_op *op);
 
 void cr_coll_alltoall_bruck(cr_sched *s, const cr_coll_call *a);
 void cr_coll_barrier_dissemination(cr_sched *s);

@@ -88,7 +88,10 @@ static bool reducible(const cr_dtype *dt, const cr_op *op)
         return false;
     if (op->index >= 0 && dt->leaf && cr_dtype_is_contig(dt->leaf) && dt->size % dt->leaf->size == 0)
         return true;
-    return cr_dtype_is_contig(dt) && dt->true_lb == 0;
+    /* Packed data laid out as in memory: contiguous types, and the predefined pairs without
+     * padding (MPI_2INT: their two parts are in memory order). */
+    return (cr_dtype_is_contig(dt) || ((dt->flags & CR_DT_PREDEFINED) && dt->size == dt->extent)) &&
+           dt->true_lb == 0;
 }
 
 bool cr_coll_node_large_usable(cr_comm *comm, const cr_dtype *dt, const cr_op *op)
@@ -268,6 +271,17 @@ static void stage(cr_sched *s, const pieces *g, uint32_t k)
         cr_dt_pack(x->sbuf, x->count, x->dt, off + ce, slot + ce, pb - ce);
 }
 
+/* acc = in op acc over `bytes` of packed data of dt (a whole number of elements): arrays of
+ * the type's one predefined element for predefined operations, elements of dt otherwise
+ * (reducible() said which applies). */
+static void apply_packed(cr_op *op, cr_dtype *dt, const void *in, void *acc, uint64_t bytes)
+{
+    if (op->index >= 0 && dt->leaf && cr_dtype_is_contig(dt->leaf))
+        cr_op_apply(op, in, acc, (MPI_Count)(bytes / (uint64_t)dt->leaf->size), (cr_dtype *)dt->leaf);
+    else
+        cr_op_apply(op, in, acc, (MPI_Count)(bytes / (uint64_t)dt->size), dt);
+}
+
 static void combine(cr_sched *s, const pieces *g, uint32_t k)
 {
     cr_sched_args *x = &s->args;
@@ -277,20 +291,13 @@ static void combine(cr_sched *s, const pieces *g, uint32_t k)
         return;
     uint64_t cs = (uint64_t)cfirst * g->esize, cb = (uint64_t)clen * g->esize;
     char *acc = piece_block(s, g, k, g->n) + cs;
-    /* Predefined operations combine arrays of the type's one predefined element. */
-    cr_dtype *t = x->dt;
-    MPI_Count tn = clen;
-    if (x->op->index >= 0 && t->leaf && cr_dtype_is_contig(t->leaf)) {
-        tn = clen * (t->size / t->leaf->size);
-        t = (cr_dtype *)t->leaf;
-    }
     const char *own = own_in_place(x) ? (const char *)x->sbuf + x->dt->true_lb + (uint64_t)first * g->esize + cs : NULL;
     for (int j = s->size - 1; j >= 0; j--) {
         const char *in = j == s->rank && own ? own : piece_block(s, g, k, (uint32_t)j) + cs;
         if (j == s->size - 1)
             memcpy(acc, in, cb);
         else
-            cr_op_apply(x->op, in, acc, tn, t); /* acc = in_j op acc */
+            apply_packed(x->op, x->dt, in, acc, cb); /* acc = in_j op acc */
     }
 }
 
@@ -375,8 +382,18 @@ void cr_coll_node_large_allreduce(cr_sched *s, const void *sbuf, void *rbuf, MPI
  * process stages its piece into its slot (or, if it has nothing to send, just counts it
  * staged), then takes what is for it from the others' slots once they have staged, and is
  * done with the piece; a process that takes nothing is done once it has staged. Each process's
- * own block is copied directly (a copy step before this one). */
-enum { X_ALLTOALL = CR_NODE_ALLTOALL, X_ALLGATHER = CR_NODE_ALLGATHER, X_GATHER = CR_NODE_GATHER, X_SCATTER = CR_NODE_SCATTER };
+ * own block is copied directly (a copy step before this one).
+ *
+ * Three reductions take the same path, combining what they take instead of copying it: scan
+ * and exscan stage the vector like allgather, and process r combines slots r (exscan: r - 1)
+ * down to 0 (acc = in_j op acc: rank order), waiting only for those processes; reduce-scatter
+ * stages like alltoall (window j of block j for process j), and process r combines window r of
+ * every slot, last first. The sums go through a scratch window, then into rbuf. */
+enum {
+    X_ALLTOALL = CR_NODE_ALLTOALL, X_ALLGATHER = CR_NODE_ALLGATHER, X_GATHER = CR_NODE_GATHER,
+    X_SCATTER = CR_NODE_SCATTER, X_SCAN = CR_NODE_SCAN, X_EXSCAN = CR_NODE_EXSCAN,
+    X_REDUCE_SCATTER = CR_NODE_REDUCE_SCATTER
+};
 
 typedef struct xgeom {
     uint64_t bytes, c; /* per block, per window */
@@ -394,13 +411,17 @@ static xgeom xgeometry(const cr_sched *s)
              sb = x->sdt ? (uint64_t)x->scount * (uint64_t)x->sdt->size : 0;
     bool at_root = g.me == g.root;
     switch (g.kind) {
+    case X_SCAN: case X_REDUCE_SCATTER: g.bytes = rb, g.stages = g.takes = true; break;
+    case X_EXSCAN: g.bytes = rb, g.stages = true, g.takes = g.me > 0; break;
     case X_ALLTOALL: g.bytes = rb, g.stages = g.takes = true; break;
     case X_ALLGATHER: g.bytes = rb, g.stages = g.takes = true; break;
     case X_GATHER: g.bytes = at_root ? rb : sb, g.stages = !at_root, g.takes = at_root; break;
     default: g.bytes = at_root ? sb : rb, g.stages = at_root, g.takes = !at_root; break;
     }
-    bool per_peer = g.kind == X_ALLTOALL || g.kind == X_SCATTER;
+    bool per_peer = g.kind == X_ALLTOALL || g.kind == X_SCATTER || g.kind == X_REDUCE_SCATTER;
     g.c = per_peer ? (BLOCK / g.n) & ~(uint64_t)63 : BLOCK;
+    if (x->op) /* windows of whole elements */
+        g.c -= g.c % (uint64_t)x->dt->size;
     g.npieces = (uint32_t)((g.bytes + g.c - 1) / g.c);
     g.blocks = g.kind == X_SCATTER ? 1 : g.n;
     return g;
@@ -423,7 +444,12 @@ static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t
     const cr_sched_args *x = &s->args;
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
     char *slot = xslot(s, st, g, k, g->me);
-    if (g->kind == X_ALLGATHER) { /* this process's block is in place in rbuf already */
+    if (g->kind == X_SCAN || g->kind == X_EXSCAN) {
+        cr_dt_pack(x->sbuf, x->count, x->dt, off, slot, len);
+    } else if (g->kind == X_REDUCE_SCATTER) { /* sbuf: p blocks of count (rbuf when in place) */
+        for (uint32_t j = 0; j < g->n; j++)
+            cr_dt_pack(block_of(x->sbuf, x->count, x->dt, (int)j), x->count, x->dt, off, slot + j * g->c, len);
+    } else if (g->kind == X_ALLGATHER) { /* this process's block is in place in rbuf already */
         cr_dt_pack(block_of(x->rbuf, x->count, x->dt, g->me), x->count, x->dt, off, slot, len);
     } else if (g->kind == X_GATHER) {
         cr_dt_pack(x->sbuf, x->scount, x->sdt, off, slot, len);
@@ -442,6 +468,15 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
 {
     const cr_sched_args *x = &s->args;
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
+    if (x->op) { /* scan, exscan, reduce-scatter: combine, last process first */
+        int last = g->kind == X_SCAN ? g->me : g->kind == X_EXSCAN ? g->me - 1 : (int)g->n - 1;
+        uint64_t sub = g->kind == X_REDUCE_SCATTER ? (uint64_t)g->me * g->c : 0;
+        memcpy(x->tmp, xslot(s, st, g, k, last) + sub, len);
+        for (int j = last - 1; j >= 0; j--)
+            apply_packed(x->op, x->dt, xslot(s, st, g, k, j) + sub, x->tmp, len);
+        cr_dt_unpack(x->rbuf, x->count, x->dt, off, x->tmp, len);
+        return;
+    }
     if (g->kind == X_SCATTER) {
         const char *slot = xslot(s, st, g, k, g->root);
         cr_dt_unpack(x->rbuf, x->count, x->dt, off, slot + (uint64_t)g->me * g->c, len);
@@ -455,11 +490,14 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
         }
 }
 
-/* Whether everyone this process takes from has staged up to `end`. */
+/* Whether everyone this process takes from has staged up to `end`: scatter's root; the
+ * processes before this one for scans (and itself, for scan); everyone otherwise. */
 static bool xstaged(const cr_coll_node *st, const xgeom *g, uint32_t end)
 {
-    return g->kind == X_SCATTER ? cr_coll_seq_reached(&st->large->lines[g->root].c[STAGED], end)
-                                : all_reached(st, (int)g->n, STAGED, end);
+    if (g->kind == X_SCATTER)
+        return cr_coll_seq_reached(&st->large->lines[g->root].c[STAGED], end);
+    int upto = g->kind == X_SCAN ? g->me + 1 : g->kind == X_EXSCAN ? g->me : (int)g->n;
+    return all_reached(st, upto, STAGED, end);
 }
 
 static int exchange_step(cr_sched *s, void *arg)
@@ -500,12 +538,26 @@ static int exchange_step(cr_sched *s, void *arg)
 void cr_coll_node_large_exchange(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
                                  MPI_Count rcount, cr_dtype *rdt, int root)
 {
+    cr_coll_node_large_combine(s, kind, sbuf, scount, sdt, rbuf, rcount, rdt, root, NULL);
+}
+
+bool cr_coll_node_large_scan_usable(cr_comm *comm, const cr_dtype *dt, const cr_op *op, bool per_process)
+{
+    uint64_t window = per_process ? (BLOCK / (uint64_t)comm->size) & ~(uint64_t)63 : BLOCK;
+    return cr_coll_node_large_usable(comm, dt, op) && (uint64_t)dt->size <= window;
+}
+
+void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                                MPI_Count rcount, cr_dtype *rdt, int root, cr_op *op)
+{
     cr_coll_node *st = cr_coll_node_of(s->comm);
     s->args = (cr_sched_args){.sbuf = sbuf, .rbuf = rbuf, .count = rcount, .dt = rdt, .scount = scount, .sdt = sdt,
-                              .root = root};
+                              .root = root, .op = op};
     s->state[4] = (uint32_t)kind;
     xgeom g = xgeometry(s);
     if (g.npieces == 0)
+        return;
+    if (op && !(s->args.tmp = cr_sched_scratch(s, g.c)))
         return;
     take_blocks(s, st, (uint64_t)g.npieces * g.blocks);
     s->state[2] = s->state[3] = 0;

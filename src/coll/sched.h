@@ -63,6 +63,7 @@ typedef struct cr_sched_args {
     cr_dtype *dt;
     MPI_Count scount;  /* the send side, for calls whose sides differ */
     cr_dtype *sdt;
+    void *tmp;         /* scratch the call's steps share */
     cr_op *op;
     int root;
 } cr_sched_args;

@@ -12,7 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int64_t allgatherv_alg, allgatherv_large, alltoall_alg, alltoall_small;
+static int64_t allgatherv_alg, allgatherv_large, alltoall_alg, alltoall_small, scan_alg, reduce_scatter_alg;
+CR_TUNABLE_EX(scan_alg, COURIER_COLL_SCAN, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|node", 0, 2,
+              "MPI_Scan and MPI_Exscan algorithm (node: blocking calls on communicators of a job on one node stage the "
+              "vectors in shared memory and each process combines those before it)");
+CR_TUNABLE_EX(reduce_scatter_alg, COURIER_COLL_REDUCE_SCATTER_BLOCK, CR_TUNE_CHOICE, "auto", "auto|allreduce|node", 0,
+              2, "MPI_Reduce_scatter_block algorithm (node: as for MPI_Scan, each process combines its block from "
+                 "everyone's; allreduce: the whole vector reduced everywhere, then each keeps its block)");
 CR_TUNABLE_EX(alltoall_alg, COURIER_COLL_ALLTOALL, CR_TUNE_CHOICE, "auto", "auto|pairwise|node|bruck", 0, 3,
               "MPI_Alltoall algorithm (node: blocking calls on communicators of a job on one node stage every block "
               "through shared memory, in one round; pairwise: p - 1 exchanges, 8 in flight; bruck: log2 p rounds)");
@@ -368,6 +374,12 @@ static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool blocki
     MPI_Count mine = block ? a->rcount : cr_cvec_at(a->rcounts, (size_t)s->rank);
     if (total == 0)
         return;
+    if (block && blocking && reduce_scatter_alg != 1 && p > 1 &&
+        cr_coll_node_large_scan_usable(s->comm, a->rdt, a->op, true)) {
+        cr_coll_node_large_combine(s, CR_NODE_REDUCE_SCATTER, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, 0, NULL,
+                                   a->rbuf, a->rcount, a->rdt, 0, a->op);
+        return;
+    }
     char *all = cr_sched_tmp(s, total, a->rdt);
     if (!all)
         return;
@@ -414,18 +426,27 @@ CR_COLL_THREE_FORMS(reduce_scatter_block,
 
 /* ----------------------------------------------------------------- scan, exscan */
 
+static void build_scan_any(cr_sched *s, const cr_coll_call *a, bool blocking, bool exclusive)
+{
+    if (a->rcount == 0)
+        return;
+    if (blocking && scan_alg != 1 && s->size > 1 && cr_coll_node_large_scan_usable(s->comm, a->rdt, a->op, false)) {
+        const void *sbuf = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+        cr_coll_node_large_combine(s, exclusive ? CR_NODE_EXSCAN : CR_NODE_SCAN, sbuf, 0, NULL, a->rbuf, a->rcount,
+                                   a->rdt, 0, a->op);
+        return;
+    }
+    cr_coll_scan_recursive_doubling(s, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, exclusive);
+}
+
 static void build_scan(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
-    (void)blocking;
-    if (a->rcount > 0)
-        cr_coll_scan_recursive_doubling(s, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, false);
+    build_scan_any(s, a, blocking, false);
 }
 
 static void build_exscan(cr_sched *s, const cr_coll_call *a, bool blocking)
 {
-    (void)blocking;
-    if (a->rcount > 0)
-        cr_coll_scan_recursive_doubling(s, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, true);
+    build_scan_any(s, a, blocking, true);
 }
 
 static int scan_any(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,

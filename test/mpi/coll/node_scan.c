@@ -1,0 +1,170 @@
+/* MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block through the node component's staging
+ * blocks (src/coll/node_large.c; a testlist line forces the message algorithms on the same
+ * data): an operation that does not commute (prefixes must follow rank order), exact integer
+ * sums, MINLOC on a padded pair type (not combinable as packed data: the message algorithms
+ * take it), a derived type with gaps, vectors from one element to several windows (128 KiB for
+ * scans, 128 KiB / p per block for reduce-scatter), MPI_IN_PLACE, on MPI_COMM_WORLD and on a
+ * duplicate, and a long run of calls. Every element is checked (but exscan's at rank 0, which
+ * the standard leaves undefined). */
+#include "mpitest.h"
+
+#include "affine.h"
+
+static int rank, size;
+
+static void scan_affine(MPI_Comm comm, MPI_Op op, size_t n, int k, int exclusive, int in_place)
+{
+    affine *in = malloc(n * sizeof *in + 8), *out = malloc(n * sizeof *out + 8);
+    for (size_t i = 0; i < n; i++) {
+        in[i] = map_of(rank, k, (int)i);
+        out[i] = in_place ? in[i] : (affine){-5, -5};
+    }
+    void *sbuf = in_place ? MPI_IN_PLACE : (void *)in;
+    if (exclusive)
+        MPI_Exscan(sbuf, out, (int)n, MPI_2INT, op, comm);
+    else
+        MPI_Scan(sbuf, out, (int)n, MPI_2INT, op, comm);
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        affine w;
+        if (exclusive && rank == 0) {
+            break; /* undefined by the standard */
+        } else {
+            w = (affine){1, 0};
+            for (int r = 0; r < (exclusive ? rank : rank + 1); r++) {
+                affine m = map_of(r, k, (int)i);
+                w = (affine){(m.a * w.a) % P, (m.a * w.b + m.b) % P};
+            }
+        }
+        if ((out[i].a != w.a || out[i].b != w.b) && !bad++)
+            first = i;
+    }
+    CHECK(bad == 0, "%s of %zu maps (round %d, in place %d): %zu wrong, first at %zu", exclusive ? "exscan" : "scan", n,
+          k, in_place, bad, first);
+    free(in);
+    free(out);
+}
+
+static void scan_sum(MPI_Comm comm, size_t n, int k)
+{
+    long long *in = malloc(n * sizeof *in + 8), *out = malloc(n * sizeof *out + 8);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (long long)rank * 1000 + (long long)i + k;
+    MPI_Scan(in, out, (int)n, MPI_LONG_LONG, MPI_SUM, comm);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += out[i] != (long long)rank * (rank + 1) / 2 * 1000 + (long long)(rank + 1) * ((long long)i + k);
+    CHECK(bad == 0, "scan sum of %zu: %zu wrong", n, bad);
+    free(in);
+    free(out);
+}
+
+/* Reduce-scatter-block of n maps per process, in place or not. */
+static void rsb_affine(MPI_Comm comm, MPI_Op op, size_t n, int k, int in_place)
+{
+    affine *in = malloc(n * (size_t)size * sizeof *in + 8), *out = malloc(n * sizeof *out + 8);
+    for (size_t i = 0; i < n * (size_t)size; i++)
+        in[i] = map_of(rank, k, (int)i);
+    if (in_place)
+        MPI_Reduce_scatter_block(MPI_IN_PLACE, in, (int)n, MPI_2INT, op, comm);
+    else
+        MPI_Reduce_scatter_block(in, out, (int)n, MPI_2INT, op, comm);
+    affine *got = in_place ? in : out;
+    size_t bad = 0, first = 0;
+    for (size_t i = 0; i < n; i++) {
+        affine w = expected(size, k, (int)((size_t)rank * n + i));
+        if ((got[i].a != w.a || got[i].b != w.b) && !bad++)
+            first = i;
+    }
+    CHECK(bad == 0, "reduce_scatter_block of %zu maps (round %d, in place %d): %zu wrong, first at %zu", n, k, in_place,
+          bad, first);
+    free(in);
+    free(out);
+}
+
+/* MAX through a type of two doubles each followed by a gap, and MINLOC on MPI_DOUBLE_INT. */
+static void rsb_types(MPI_Comm comm, size_t n)
+{
+    MPI_Datatype v2, v;
+    MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &v2);
+    MPI_Type_create_resized(v2, 0, 4 * sizeof(double), &v);
+    MPI_Type_free(&v2);
+    MPI_Type_commit(&v);
+    size_t elems = n * (size_t)size; /* elements of v, 2 doubles of data each */
+    double *in = malloc(elems * 4 * sizeof *in), *out = malloc(n * 4 * sizeof *out);
+    for (size_t e = 0; e < elems * 4; e++)
+        in[e] = e % 2 ? -3.0 : (double)((e / 2 + (size_t)rank * 5) % 17);
+    for (size_t e = 0; e < n * 4; e++)
+        out[e] = -9.0;
+    MPI_Reduce_scatter_block(in, out, (int)n, v, MPI_MAX, comm);
+    size_t bad = 0;
+    for (size_t e = 0; e < n * 4; e++) {
+        size_t g = (size_t)rank * n * 4 + e;
+        double w = -1;
+        for (int r = 0; r < size; r++) {
+            double x = (double)((g / 2 + (size_t)r * 5) % 17);
+            w = x > w ? x : w;
+        }
+        bad += e % 2 ? out[e] != -9.0 : out[e] != w;
+    }
+    CHECK(bad == 0, "reduce_scatter_block MAX on a type with gaps, %zu per process: %zu wrong", n, bad);
+    struct {
+        double v;
+        int i;
+    } *pin = malloc(n * (size_t)size * 16), *pout = malloc(n * 16 + 16);
+    for (size_t i = 0; i < n * (size_t)size; i++)
+        pin[i].v = (double)((i + (size_t)rank * 3) % 11), pin[i].i = rank;
+    MPI_Reduce_scatter_block(pin, pout, (int)n, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+    bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t g = (size_t)rank * n + i;
+        double w = 1e9;
+        int at = -1;
+        for (int r = 0; r < size; r++)
+            if ((double)((g + (size_t)r * 3) % 11) < w)
+                w = (double)((g + (size_t)r * 3) % 11), at = r;
+        bad += pout[i].v != w || pout[i].i != at;
+    }
+    CHECK(bad == 0, "reduce_scatter_block MINLOC, %zu per process: %zu wrong", n, bad);
+    MPI_Type_free(&v);
+    free(in);
+    free(out);
+    free(pin);
+    free(pout);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Op op;
+    MPI_Op_create(compose, 0, &op);
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    size_t window = 128 * 1024 / sizeof(affine), per_block = ((128 * 1024 / (size_t)size) & ~(size_t)63) / sizeof(affine);
+    size_t scan_sizes[] = {1, 7, window - 1, window, window + 1, 2 * window + 3};
+    size_t rsb_sizes[] = {1, 5, per_block - 1, per_block, per_block + 1, 3 * per_block + 2, 20000};
+    for (int c = 0; c < 2; c++) {
+        MPI_Comm comm = c ? dup : MPI_COMM_WORLD;
+        for (size_t i = 0; i < sizeof scan_sizes / sizeof *scan_sizes; i++)
+            for (int mode = 0; mode < 4; mode++)
+                scan_affine(comm, op, scan_sizes[i], (int)i, mode & 1, mode >> 1);
+        for (size_t i = 0; i < sizeof rsb_sizes / sizeof *rsb_sizes; i++) {
+            rsb_affine(comm, op, rsb_sizes[i], (int)i, 0);
+            rsb_affine(comm, op, rsb_sizes[i], (int)i + 50, 1);
+        }
+        rsb_types(comm, 3);
+        rsb_types(comm, 5000);
+        scan_sum(comm, 100000, c);
+    }
+    for (int k = 0; k < 150; k++) {
+        scan_affine(k % 2 ? dup : MPI_COMM_WORLD, op, (size_t)(k * 37) % 3000 + 1, k, k % 3 == 0, k % 4 == 1);
+        rsb_affine(MPI_COMM_WORLD, op, (size_t)(k * 13) % 700 + 1, k, k % 2);
+        if (k % 9 == 0)
+            scan_sum(dup, 50, k);
+    }
+    MPI_Comm_free(&dup);
+    MPI_Op_free(&op);
+    return mt_finish();
+}
