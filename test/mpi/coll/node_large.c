@@ -10,6 +10,7 @@
 #include "mpitest.h"
 
 #include "affine.h"
+#include "gapped.h"
 
 static int rank, size;
 
@@ -101,11 +102,7 @@ static void affine_check(MPI_Op op, size_t n, int root, int k)
  * of the buffers), n doubles of data in n / 2 elements; the gaps must stay untouched. */
 static void vector_max_check(int n, int root)
 {
-    MPI_Datatype v2, v;
-    MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &v2);
-    MPI_Type_create_resized(v2, 0, 4 * sizeof(double), &v);
-    MPI_Type_free(&v2);
-    MPI_Type_commit(&v);
+    MPI_Datatype v = gapped_doubles();
     n -= n % 2;
     double *in = malloc(2 * (size_t)n * sizeof *in), *out = malloc(2 * (size_t)n * sizeof *out);
     for (int i = 0; i < 2 * n; i++) {

@@ -9,6 +9,7 @@
 #include "mpitest.h"
 
 #include "affine.h"
+#include "gapped.h"
 
 static int rank, size;
 
@@ -85,11 +86,7 @@ static void rsb_affine(MPI_Comm comm, MPI_Op op, size_t n, int k, int in_place)
 /* MAX through a type of two doubles each followed by a gap, and MINLOC on MPI_DOUBLE_INT. */
 static void rsb_types(MPI_Comm comm, size_t n)
 {
-    MPI_Datatype v2, v;
-    MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &v2);
-    MPI_Type_create_resized(v2, 0, 4 * sizeof(double), &v);
-    MPI_Type_free(&v2);
-    MPI_Type_commit(&v);
+    MPI_Datatype v = gapped_doubles();
     size_t elems = n * (size_t)size; /* elements of v, 2 doubles of data each */
     double *in = malloc(elems * 4 * sizeof *in), *out = malloc(n * 4 * sizeof *out);
     for (size_t e = 0; e < elems * 4; e++)
