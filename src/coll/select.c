@@ -13,16 +13,16 @@
 static int64_t barrier_alg, bcast_alg, bcast_large, reduce_alg, reduce_large, allreduce_alg, allreduce_large, allgather_alg,
     allgather_large, node_large, node_reduce_shared, gather_alg, scatter_alg;
 CR_TUNABLE_EX(barrier_alg, COURIER_COLL_BARRIER, CR_TUNE_CHOICE, "auto", "auto|dissemination|node", 0, 2,
-              "MPI_Barrier algorithm (node: flags in shared memory, for MPI_COMM_WORLD on one node)");
+              "MPI_Barrier algorithm (node: flags in shared memory, for communicators of a job on one node)");
 CR_TUNABLE_EX(bcast_alg, COURIER_COLL_BCAST, CR_TUNE_CHOICE, "auto", "auto|binomial|scatter_allgather|node", 0, 3,
-              "MPI_Bcast algorithm (node: staged through shared memory, for MPI_COMM_WORLD on one node)");
+              "MPI_Bcast algorithm (node: staged through shared memory, for communicators of a job on one node)");
 CR_TUNABLE_EX(node_large, COURIER_COLL_NODE_LARGE, CR_TUNE_SIZE, "8K", NULL, 0, INT64_MAX,
-              "bytes from which blocking MPI_Bcast, MPI_Reduce and MPI_Allreduce on MPI_COMM_WORLD, with every process "
-              "on one node, stage the data through shared memory (src/coll/node_large.c) instead of sending messages");
+              "bytes from which blocking MPI_Bcast, MPI_Reduce and MPI_Allreduce on communicators of a job on one node "
+              "stage the data through shared memory (src/coll/node_large.c) instead of sending messages");
 CR_TUNABLE_EX(bcast_large, COURIER_COLL_BCAST_LARGE, CR_TUNE_SIZE, "256K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Bcast uses scatter + allgather instead of a binomial tree (with 4 or more processes)");
 CR_TUNABLE_EX(reduce_alg, COURIER_COLL_REDUCE, CR_TUNE_CHOICE, "auto", "auto|binomial|rabenseifner|node", 0, 3,
-              "MPI_Reduce algorithm (rabenseifner needs a commutative operation; node, for MPI_COMM_WORLD on one node, "
+              "MPI_Reduce algorithm (rabenseifner needs a commutative operation; node, for communicators of a job on one node, "
               "combines buffers in shared memory: slots up to 1 KiB, staging blocks above)");
 CR_TUNABLE_EX(node_reduce_shared, COURIER_COLL_NODE_REDUCE_SHARED, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
               "bytes from which a staged MPI_Reduce (COURIER_COLL_NODE_LARGE) has every process combine a share of "
