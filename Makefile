@@ -6,6 +6,7 @@
 #   make                       build (into build/)
 #   make install PREFIX=DIR    install bin/, include/, lib/ under DIR
 #   make check-sanitize        build with AddressSanitizer + UndefinedBehaviorSanitizer and test
+#   make check-tsan            build with ThreadSanitizer and run the multithreaded tests
 #   make regen                 regenerate include/mpi.h; make regen-check verifies it is current
 #   make bench                 run the benchmarks side by side with other MPIs (see bench/)
 #   make conformance           install into build-conformance/prefix and run MPICH's own test
@@ -18,6 +19,7 @@
 
 BUILD ?= build
 SAN_BUILD ?= build-sanitize
+TSAN_BUILD ?= build-tsan
 CONF_BUILD ?= build-conformance
 PREFIX ?= /usr/local
 JOBS ?= 2
@@ -26,7 +28,7 @@ PYDEPS = $(CURDIR)/build-pydeps
 CMAKE_OPTS = -G Ninja -DCOURIER_PYDEPS=$(PYDEPS) $(if $(COURIER_WERROR),-DCOURIER_WERROR=ON)
 CTEST_OPTS = --output-on-failure -j $(JOBS) $(if $(TESTS),-R '$(TESTS)')
 
-.PHONY: all demo check check-sanitize install regen regen-check bench conformance clean pydeps
+.PHONY: all demo check check-sanitize check-tsan install regen regen-check bench conformance clean pydeps
 
 all: $(BUILD)/build.ninja pydeps
 	cmake --build $(BUILD) -j $(JOBS)
@@ -51,6 +53,13 @@ check-sanitize: $(SAN_BUILD)/build.ninja pydeps
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest $(CTEST_OPTS) -LE no-sanitize
 
+$(TSAN_BUILD)/build.ninja:
+	cmake -S . -B $(TSAN_BUILD) $(CMAKE_OPTS) -DCOURIER_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+check-tsan: $(TSAN_BUILD)/build.ninja pydeps
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target thread-tests
+	cd $(TSAN_BUILD) && ctest $(CTEST_OPTS) -L threads
+
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
@@ -70,4 +79,4 @@ conformance:
 	JOBS=$(JOBS) test/conformance/run.sh $(abspath $(CONF_BUILD))/prefix $(abspath $(CONF_BUILD))
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD) $(CONF_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(CONF_BUILD)

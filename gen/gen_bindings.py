@@ -154,7 +154,10 @@ def gen_unsupported(f):
     if f.base.startswith("MPI_T_"):
         lines.append("    return MPI_T_ERR_NOT_SUPPORTED; /* MPI_T calls never invoke error handlers */")
     else:
-        lines.append(f'    return cr_binding_unsupported("{f.name}", {errobj_expr(f)});')
+        lines.append("    bool cr_cs = cr_cs_enter();")
+        lines.append(f'    int cr_rc = cr_binding_unsupported("{f.name}", {errobj_expr(f)});')
+        lines.append("    cr_cs_exit(cr_cs);")
+        lines.append("    return cr_rc;")
     lines.append("}")
     return lines
 
@@ -230,6 +233,16 @@ def gen_checks(funcs, f, opts):
     return checks, resolved
 
 
+def returning(expr, ctype, lock, computed=True):
+    """`return expr;`, leaving the critical section first if the entry point entered it (after
+    evaluating expr, when it is a call that must run inside)."""
+    if not lock:
+        return [f"    return {expr};"]
+    if not computed:
+        return ["    cr_cs_exit(cr_cs);", f"    return {expr};"]
+    return [f"    {ctype} cr_ret = {expr};", "    cr_cs_exit(cr_cs);", "    return cr_ret;"]
+
+
 def gen_implemented(funcs, f, opts):
     lines = [f"CR_API {f.proto('PMPI_')}", "{"]
     lines.append(f'    static const char cr_fname[] = "{f.name}";')
@@ -242,6 +255,11 @@ def gen_implemented(funcs, f, opts):
                 and not f.large]
     for p, q in narrowed:
         lines.append(f"    {q.base_type} {p.name}_l = 0;")
+    # The critical section of MPI_THREAD_MULTIPLE (core/thread.h), around the checks too (they
+    # read the handle tables); a test of one global when threads are off.
+    lock = not opts.get("nolock")
+    if lock:
+        lines.append("    bool cr_cs = cr_cs_enter();")
     if not opts.get("anytime"):
         lines.append("    if (CR_UNLIKELY(!cr_mpi_running())) {")
         lines.append("        cr_rc = cr_err_not_running();")
@@ -257,14 +275,14 @@ def gen_implemented(funcs, f, opts):
     if not f.returns_error:
         # Non-error-code returns (MPI_Wtime, MPI_Aint_add, MPI_*_fromint, ...) report their own
         # errors through the handler and return a neutral value.
-        lines.append(f"    return {call};")
+        lines.extend(returning(call, f.ret, lock))
         if not any("goto fail" in ln for ln in lines):
             lines[3:4] = []  # no error path: drop `int err;`
             lines.append("}")
             return [ln for ln in lines if "static const char cr_fname" not in ln]
         lines.append("fail:")
         lines.append(f"    cr_err_raise({errobj_expr(f)}, cr_fname, cr_rc);")
-        lines.append(f"    return ({f.ret})0;")
+        lines.extend(returning(f"({f.ret})0", f.ret, lock, computed=False))
         lines.append("}")
         return lines
     lines.append(f"    cr_rc = {call};")
@@ -284,13 +302,13 @@ def gen_implemented(funcs, f, opts):
         lines.append("    } else {")
         lines.append(f"        *{p.name} = (int){p.name}_l;")
         lines.append("    }")
-    lines.append("    return MPI_SUCCESS;")
+    lines.extend(returning("MPI_SUCCESS", "int", lock, computed=False))
     lines.append("fail:")
     if f.base.startswith("MPI_T_"):
-        lines.append("    (void)cr_fname;")
-        lines.append("    return cr_rc; /* MPI_T calls return their errors, they never invoke handlers */")
+        lines.append("    (void)cr_fname; /* MPI_T calls return their errors, they never invoke handlers */")
+        lines.extend(returning("cr_rc", "int", lock, computed=False))
     else:
-        lines.append(f"    return cr_err_raise(cr_err_target({errobj_expr(f)}), cr_fname, cr_rc);")
+        lines.extend(returning(f"cr_err_raise(cr_err_target({errobj_expr(f)}), cr_fname, cr_rc)", "int", lock))
     lines.append("}")
     return lines
 

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/info.h"
 #include "core/runtime.h"
+#include "core/thread.h"
 #include "coll/op.h"
 #include "cr_impl.h"
 #include "dt/dtype.h"

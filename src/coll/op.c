@@ -19,7 +19,8 @@ enum { O_SUM, O_MIN, O_MAX, O_PROD, O_BAND, O_BOR, O_BXOR, O_LAND, O_LOR, O_LXOR
  * and on x86-64 each loop is also built for AVX2 and AVX-512, the best one chosen when the
  * library loads (an ifunc): twice or four times the elements an instruction of the baseline
  * (SSE2) takes. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__) /* ifunc resolvers run before a sanitizer can */
 #define CR_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define CR_VECTOR_CLONES

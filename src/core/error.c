@@ -10,7 +10,7 @@
 
 cr_errhandler cr_errh_fatal, cr_errh_return, cr_errh_abort;
 cr_errobj *cr_err_default_target;
-cr_errobj *cr_err_target_hint;
+_Thread_local cr_errobj *cr_err_target_hint;
 
 /* The last predefined error class of MPI 5.0. */
 #define CR_LAST_CLASS MPI_ERR_ABI

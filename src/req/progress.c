@@ -4,6 +4,7 @@
  * until a peer sends it something: with more ranks than cores, a spinning rank steals the time
  * the rank it waits for needs. */
 #include "core/config.h"
+#include "core/thread.h"
 #include "request.h"
 #include "xport/xport.h"
 
@@ -60,11 +61,21 @@ int cr_progress(void)
     return got;
 }
 
+/* Gives the core away; at MPI_THREAD_MULTIPLE, the critical section too, meanwhile. */
+static void yield_core(void)
+{
+    int held = cr_cs_suspend();
+    sched_yield();
+    cr_cs_resume(held);
+}
+
 int cr_progress_poll(void)
 {
     int got = cr_progress();
-    if (!got && cr_xport_should_sleep())
-        sched_yield();
+    if (got)
+        cr_thread_event();
+    else if (cr_xport_should_sleep())
+        yield_core();
     return got;
 }
 
@@ -73,18 +84,23 @@ static inline void idle_step(unsigned *idle, bool (*ready)(void *), void *arg)
 {
     unsigned n = ++*idle;
     if (!cr_xport_should_sleep()) {
-        if (n >= (unsigned)spin_polls && (n - (unsigned)spin_polls) % 256 == 0)
-            sched_yield();
+        if (n >= (unsigned)spin_polls && (n - (unsigned)spin_polls) % 256 == 0) {
+            yield_core();
+            cr_thread_event(); /* other waiting threads look at their conditions now and then */
+        }
         return;
     }
     unsigned spin = (unsigned)sleep_spin_polls;
     if (n < spin)
         return;
     if (n < spin + (unsigned)yields) {
-        sched_yield();
+        yield_core();
         return;
     }
     cr_xport_sleep(ready, arg);
+    /* What woke us may be what another waiting thread waits for (a peer's write to shared
+     * memory that no frame announces): they look again. */
+    cr_thread_event();
     *idle = spin + (unsigned)yields; /* woken with nothing to do: sleep again at once */
 }
 
@@ -93,8 +109,38 @@ static bool flag_set(void *flag)
     return *(volatile int *)flag != 0;
 }
 
+/* At MPI_THREAD_MULTIPLE: one waiting thread polls (and sleeps on the doorbell), letting
+ * queued threads into the section between its rounds; the others sleep until an event, then
+ * look at their own conditions, and one of them takes the role over when the poller leaves.
+ * The event futex's timeout is a safety net only. */
+static void wait_threads(bool (*ready)(void *), void *arg)
+{
+    while (!ready(arg)) {
+        int role = cr_thread_poller_claim();
+        if (role == CR_POLLER_OTHER) {
+            cr_thread_wait_event(10000);
+            continue;
+        }
+        unsigned idle = 0;
+        while (!ready(arg)) {
+            if (cr_progress()) {
+                idle = 0;
+                cr_thread_event();
+            } else if (!ready(arg)) {
+                idle_step(&idle, ready, arg);
+            }
+            cr_cs_yield();
+        }
+        if (role == CR_POLLER_MINE)
+            cr_thread_poller_drop();
+        return;
+    }
+}
+
 void cr_progress_wait(volatile int *flag)
 {
+    if (cr_thread_multiple)
+        return wait_threads(flag_set, (void *)flag);
     unsigned idle = 0;
     while (!*flag) {
         if (cr_progress())
@@ -106,6 +152,8 @@ void cr_progress_wait(volatile int *flag)
 
 void cr_progress_wait_until(bool (*ready)(void *), void *arg)
 {
+    if (cr_thread_multiple)
+        return wait_threads(ready, arg);
     unsigned idle = 0;
     while (!ready(arg)) {
         if (cr_progress())

@@ -2,6 +2,7 @@
  * any/all/some forms, MPI_Request_get_status*, MPI_Start(all), MPI_Request_free, MPI_Cancel,
  * and the status accessors (see request.h). */
 #include "request.h"
+#include "core/thread.h"
 
 #include "cr_impl.h"
 #include "core/error.h"
@@ -38,6 +39,7 @@ void cr_request_complete(cr_request *r)
     if (r->on_complete)
         r->on_complete(r);
     r->done = 1;
+    cr_thread_event();
     if (r->waiter)
         r->waiter->completed += r->waits;
     if (r->freed && !r->persistent) {
@@ -51,9 +53,17 @@ void cr_request_complete(cr_request *r)
 /* What a completed request reports, and what happens to it: a one-shot request is freed and
  * its handle becomes MPI_REQUEST_NULL; a persistent one becomes inactive. Returns the
  * operation's error code. */
+/* The status of a completed request, as it reports now (generalized requests ask the user). */
+static const MPI_Status *report(cr_request *r)
+{
+    if (r->ops && r->ops->query)
+        r->ops->query(r);
+    return &r->status;
+}
+
 static int finish(MPI_Request *h, cr_request *r, MPI_Status *status)
 {
-    int err = r->status.MPI_ERROR;
+    int err = report(r)->MPI_ERROR;
     if (status)
         *status = r->status;
     if (r->persistent) {
@@ -361,7 +371,7 @@ int cr_mpi_request_get_status(MPI_Request h, int *flag, MPI_Status *status)
     *flag = !r || r->done;
     if (*flag && status) {
         if (r)
-            *status = r->status;
+            *status = *report(r);
         else
             cr_status_empty(status);
     }
@@ -385,7 +395,7 @@ int cr_mpi_request_get_status_all(int count, const MPI_Request reqs[], int *flag
         cr_request *r;
         lookup(reqs[i], "array_of_requests", i, &r);
         if (r)
-            statuses[i] = r->status;
+            statuses[i] = *report(r);
         else
             cr_status_empty(&statuses[i]);
     }
@@ -409,7 +419,7 @@ int cr_mpi_request_get_status_any(int count, const MPI_Request reqs[], int *inde
             *flag = 1;
             *index = i;
             if (status)
-                *status = r->status;
+                *status = *report(r);
             return MPI_SUCCESS;
         }
     }
@@ -435,7 +445,7 @@ int cr_mpi_request_get_status_some(int incount, const MPI_Request reqs[], int *o
         active += r != NULL;
         if (r && r->done) {
             if (statuses)
-                statuses[n] = r->status;
+                statuses[n] = *report(r);
             indices[n++] = i;
         }
     }

@@ -47,6 +47,9 @@ typedef struct cr_request_ops {
     int (*start)(struct cr_request *r);
     int (*cancel)(struct cr_request *r);
     void (*release)(struct cr_request *r);
+    /* Fills `status` of a completed request each time it reports (generalized requests ask
+     * the user's query function); returns the operation's error code. */
+    int (*query)(struct cr_request *r);
 } cr_request_ops;
 
 typedef struct cr_request {

@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/info.h"
 #include "core/runtime.h"
+#include "core/thread.h"
 #include "cr_impl.h"
 #include "dt/dtype.h"
 #include "pmi/pmi.h"
@@ -178,10 +179,14 @@ int cr_runtime_start(int *argc, char ***argv, int required, int *provided)
     if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
         required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
         return cr_err(MPI_ERR_ARG, "required=%d is not MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE", required);
-    /* Threads: the library keeps no per-thread state and takes no locks yet, so it is honest to
-     * offer up to MPI_THREAD_SERIALIZED; MPI_THREAD_MULTIPLE comes with the threads chapter. */
+    /* Every level is granted as asked. MPI_THREAD_MULTIPLE turns the critical section on
+     * (core/thread.h) for the rest of the process's life; below it, no lock is taken. A
+     * session may ask for it after the world started lower: no other thread is in MPI then
+     * (the lower level's promise), so it is safe to turn on at this point too. */
     if (provided)
-        *provided = CR_MIN(required, MPI_THREAD_SERIALIZED);
+        *provided = required;
+    if (required == MPI_THREAD_MULTIPLE)
+        cr_thread_enable();
     if (cr_rt.state == CR_STATE_RUNNING)
         return MPI_SUCCESS;
     if (cr_rt.state == CR_STATE_FINALIZED)
@@ -215,7 +220,7 @@ int cr_runtime_start(int *argc, char ***argv, int required, int *provided)
     if (err)
         return err;
 
-    cr_rt.thread_level = CR_MIN(required, MPI_THREAD_SERIALIZED);
+    cr_rt.thread_level = required;
     cr_rt.main_thread = pthread_self();
     cr_info_env_fill(argc ? *argc : 0, argv ? *argv : NULL, cr_rt.size, cr_rt.hostname, cr_rt.thread_level);
     cr_rt.state = CR_STATE_RUNNING;
@@ -233,8 +238,10 @@ static int start(int *argc, char ***argv, int required, int *provided)
     if (cr_rt.world_state == CR_STATE_FINALIZED)
         return cr_err(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
     int err = cr_runtime_start(argc, argv, required, provided);
-    if (!err)
+    if (!err) {
         cr_rt.world_state = CR_STATE_RUNNING;
+        cr_rt.thread_level = required; /* MPI_Query_thread: the world's level, whatever sessions asked */
+    }
     return err;
 }
 

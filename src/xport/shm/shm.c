@@ -41,6 +41,7 @@
 
 #include "core/base.h"
 #include "core/config.h"
+#include "core/thread.h"
 #include "pmi/pmi.h"
 #include "segment.h"
 #include "xport/wait.h"
@@ -267,6 +268,7 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
     S.n = n;
     if (n <= 1)
         return 0;
+    cr_thread_set_doorbell(cr_shm_ring_self);
     if (tune_ring_size && (tune_ring_size & (tune_ring_size - 1) || tune_ring_size < 4096 || tune_ring_size > (64 << 20)))
         return snprintf(why, cap, "COURIER_SHM_RING_SIZE=%lld is not a power of two from 4K to 64M",
                         (long long)tune_ring_size), -1;
@@ -624,7 +626,9 @@ static bool anything_pending(void)
 void cr_shm_sleep(bool (*ready)(void *), void *arg)
 {
     if (S.n <= 1) {
+        int held = cr_cs_suspend();
         sched_yield();
+        cr_cs_resume(held);
         return;
     }
     shm_proc *me = &S.procs[S.me];
@@ -634,15 +638,34 @@ void cr_shm_sleep(bool (*ready)(void *), void *arg)
     atomic_thread_fence(memory_order_seq_cst);
     if (!anything_pending() && !(ready && ready(arg))) {
         /* The timeout is a safety net only: every frame rings the bell of a sleeper. (It also
-         * bounds the one sleep that a peer's switch to the futex can cost, see peer_bell.) */
+         * bounds the one sleep that a peer's switch to the futex can cost, see peer_bell.)
+         * Threads of this process run meanwhile (MPI_THREAD_MULTIPLE): one that completes
+         * something rings this bell through cr_shm_ring_self (it sees `sleeping`). */
+        int held = cr_cs_suspend();
         if (on_eventfd) {
             cr_wait_sleep(100);
         } else {
             struct timespec ts = {0, 100 * 1000 * 1000};
             futex(&me->bell, FUTEX_WAIT, bell, &ts);
         }
+        cr_cs_resume(held);
     }
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
+}
+
+void cr_shm_ring_self(void)
+{
+    if (S.n <= 1)
+        return;
+    shm_proc *me = &S.procs[S.me];
+    if (!atomic_load_explicit(&me->sleeping, memory_order_relaxed))
+        return;
+    if (S.eventfd_bell && !atomic_load_explicit(&me->futex_only, memory_order_relaxed)) {
+        cr_wait_ring(cr_wait_bell_fd());
+        return;
+    }
+    atomic_fetch_add_explicit(&me->bell, 1, memory_order_relaxed);
+    futex(&me->bell, FUTEX_WAKE, 1, NULL);
 }
 
 void *cr_shm_coll_area(size_t *bytes)

@@ -12,6 +12,9 @@ void cr_shm_finalize(void);
 extern const cr_xport_ops cr_shm_ops;
 int cr_shm_poll(void);
 void cr_shm_sleep(bool (*ready)(void *), void *arg);
+/* Rings this process's own doorbell if a thread of it sleeps there (MPI_THREAD_MULTIPLE: a
+ * thread that completed something wakes the poller). */
+void cr_shm_ring_self(void);
 
 /* For the shared-memory collective component (src/coll/node.c), the one user of shared memory
  * outside the transport: a region of the segment shared by the node's processes, this

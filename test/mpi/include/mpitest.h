@@ -8,11 +8,12 @@
 
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int mt_errors;
+static atomic_int mt_errors; /* atomic: the multithreaded tests check from every thread */
 static int mt_rank = -1;
 
 #define CHECK(cond, ...)                                                                           \

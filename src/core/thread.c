@@ -1,0 +1,163 @@
+/* thread.c: the critical section of MPI_THREAD_MULTIPLE (a ticket lock that sleeps on a
+ * futex), the poller's role, and the futex other waiting threads sleep on (thread.h). */
+#include "thread.h"
+#include "config.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+bool cr_thread_multiple;
+bool cr_thread_pending;
+
+static int64_t lock_spin;
+CR_TUNABLE_EX(lock_spin, COURIER_THREAD_SPIN, CR_TUNE_INT, "200", NULL, 0, 100000000,
+              "at MPI_THREAD_MULTIPLE, how many times a thread looks at a busy critical section before it sleeps "
+              "on it");
+
+/* The section: a ticket lock, so a thread that lets go of it between progress rounds cannot
+ * take it straight back while others queue (first come, first served). `serving` is also the
+ * futex word the queued threads sleep on; `events` the one waiting threads sleep on. Each on
+ * its own line: every thread that enters writes `next`. */
+static struct {
+    _Alignas(64) atomic_uint next;
+    _Alignas(64) atomic_uint serving;
+    atomic_uint lock_sleepers;
+    _Alignas(64) atomic_uint events;
+    atomic_uint event_sleepers;
+} cs;
+
+static _Thread_local int depth;       /* how deeply this thread holds the section; 0: not */
+static _Thread_local bool polling;    /* this thread is the poller */
+static bool poller_taken;             /* some thread is (under the section) */
+static void (*doorbell)(void);
+
+static long futex(atomic_uint *word, int op, unsigned val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (unsigned *)word, op | FUTEX_PRIVATE_FLAG, val, ts, NULL, 0);
+}
+
+void cr_thread_enable(void)
+{
+    cr_thread_multiple = true;
+}
+
+void cr_thread_set_doorbell(void (*ring_self)(void))
+{
+    doorbell = ring_self;
+}
+
+static void take(void)
+{
+    unsigned my = atomic_fetch_add_explicit(&cs.next, 1, memory_order_relaxed);
+    for (int64_t i = 0;; i++) {
+        unsigned s = atomic_load_explicit(&cs.serving, memory_order_acquire);
+        if (s == my)
+            return;
+        if (i < lock_spin) {
+            __builtin_ia32_pause();
+            continue;
+        }
+        /* Dekker with release(): it bumps `serving`, then reads the sleepers; we count
+         * ourselves, then the futex compares `serving`. One of the two sees the other. */
+        atomic_fetch_add(&cs.lock_sleepers, 1);
+        futex(&cs.serving, FUTEX_WAIT, s, NULL);
+        atomic_fetch_sub(&cs.lock_sleepers, 1);
+    }
+}
+
+/* Wakes the threads waiting for an event, and the poller if it sleeps on the doorbell (not
+ * when the poller itself is the one leaving: it is awake). Under the section. */
+static void notify(void)
+{
+    cr_thread_pending = false;
+    if (atomic_load(&cs.event_sleepers)) {
+        atomic_fetch_add(&cs.events, 1);
+        futex(&cs.events, FUTEX_WAKE, INT_MAX, NULL);
+    }
+    if (poller_taken && !polling && doorbell)
+        doorbell();
+}
+
+static void give(void)
+{
+    if (cr_thread_pending)
+        notify();
+    atomic_fetch_add(&cs.serving, 1);
+    if (atomic_load(&cs.lock_sleepers))
+        futex(&cs.serving, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+void cr_cs_lock_slow(void)
+{
+    if (depth++ == 0)
+        take();
+}
+
+void cr_cs_unlock_slow(void)
+{
+    if (--depth == 0)
+        give();
+}
+
+/* Only the outermost level lets go: a call nested in a callback (an error handler, a user
+ * reduction) runs in the middle of its outer call's work, which other threads must not see
+ * half done. */
+void cr_cs_yield(void)
+{
+    if (!cr_thread_multiple || depth != 1)
+        return;
+    if (cr_thread_pending)
+        notify();
+    unsigned s = atomic_load_explicit(&cs.serving, memory_order_relaxed);
+    if (atomic_load_explicit(&cs.next, memory_order_relaxed) == s + 1)
+        return; /* nobody queued */
+    give();
+    take();
+}
+
+int cr_cs_suspend(void)
+{
+    if (!cr_thread_multiple || depth != 1)
+        return 0;
+    depth = 0;
+    give();
+    return 1;
+}
+
+void cr_cs_resume(int d)
+{
+    if (!d)
+        return;
+    take();
+    depth = d;
+}
+
+void cr_thread_wait_event(unsigned timeout_us)
+{
+    unsigned seen = atomic_load(&cs.events);
+    atomic_fetch_add(&cs.event_sleepers, 1);
+    int d = cr_cs_suspend();
+    struct timespec ts = {timeout_us / 1000000, (long)(timeout_us % 1000000) * 1000};
+    futex(&cs.events, FUTEX_WAIT, seen, &ts);
+    cr_cs_resume(d);
+    atomic_fetch_sub(&cs.event_sleepers, 1);
+}
+
+int cr_thread_poller_claim(void)
+{
+    if (polling)
+        return CR_POLLER_ALREADY;
+    if (poller_taken)
+        return CR_POLLER_OTHER;
+    poller_taken = polling = true;
+    return CR_POLLER_MINE;
+}
+
+void cr_thread_poller_drop(void)
+{
+    poller_taken = polling = false;
+    cr_thread_event(); /* a waiting thread takes the role over */
+}
