@@ -4,6 +4,7 @@
 #include "config.h"
 #include "cr_impl.h"
 #include "error.h"
+#include "thread.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,13 @@ int cr_mpi_t_init_thread(int required, int *provided)
         fprintf(stderr, "Courier: MPI_T_init_thread: %s\n", load_error);
         return MPI_T_ERR_CANNOT_INIT;
     }
-    *provided = CR_MIN(required, MPI_THREAD_SERIALIZED);
+    /* Every level, as MPI_Init_thread grants it: MPI_THREAD_MULTIPLE turns the critical section
+     * on (thread.h), which MPI_T calls enter like every other. */
+    if (required == MPI_THREAD_MULTIPLE)
+        cr_thread_enable();
+    bool level = required == MPI_THREAD_SINGLE || required == MPI_THREAD_FUNNELED ||
+                 required == MPI_THREAD_SERIALIZED || required == MPI_THREAD_MULTIPLE;
+    *provided = level ? required : MPI_THREAD_SINGLE;
     return MPI_SUCCESS;
 }
 

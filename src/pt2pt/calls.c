@@ -139,7 +139,7 @@ int cr_mpi_sendrecv(const void *sendbuf, MPI_Count sendcount, cr_dtype *sendtype
     err = cr_pt2pt_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, comm->ctx, CR_MODE_STANDARD);
     cr_progress_wait(&r.done);
     if (status)
-        *status = r.status;
+        cr_status_out(status, &r.status);
     return err ? err : r.status.MPI_ERROR;
 }
 
@@ -233,9 +233,13 @@ typedef struct {
     cr_unexp *found;
 } probe_arg;
 
+/* Once true, stays true without looking again: a probe that takes the message (MPI_Mprobe)
+ * must take it once, however many times a wait asks. */
 static bool probe_ready(void *arg)
 {
     probe_arg *p = arg;
+    if (p->found)
+        return true;
     p->found = cr_pt2pt_probe(p->comm, p->comm->ctx, p->source, p->tag, p->take);
     return p->found != NULL;
 }
@@ -244,7 +248,7 @@ int cr_mpi_probe(int source, int tag, cr_comm *comm, MPI_Status *status)
 {
     if (source == MPI_PROC_NULL) {
         if (status)
-            cr_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+            cr_status_out_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     probe_arg p = {comm, source, tag, false, NULL};
@@ -259,7 +263,7 @@ int cr_mpi_iprobe(int source, int tag, cr_comm *comm, int *flag, MPI_Status *sta
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         if (status)
-            cr_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+            cr_status_out_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     probe_arg p = {comm, source, tag, false, NULL};
@@ -297,7 +301,7 @@ int cr_mpi_mprobe(int source, int tag, cr_comm *comm, MPI_Message *message, MPI_
     if (source == MPI_PROC_NULL) {
         *message = MPI_MESSAGE_NO_PROC;
         if (status)
-            cr_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+            cr_status_out_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     probe_arg p = {comm, source, tag, true, NULL};
@@ -349,7 +353,7 @@ int cr_mpi_mrecv(void *buf, MPI_Count count, cr_dtype *dt, MPI_Message *message,
     if (*message == MPI_MESSAGE_NO_PROC) {
         *message = MPI_MESSAGE_NULL;
         if (status)
-            cr_status_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+            cr_status_out_set(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     cr_comm *comm;
@@ -363,7 +367,7 @@ int cr_mpi_mrecv(void *buf, MPI_Count count, cr_dtype *dt, MPI_Message *message,
     cr_progress_wait(&r.done);
     drop_message_comm(comm);
     if (status)
-        *status = r.status;
+        cr_status_out(status, &r.status);
     if (r.status.MPI_ERROR)
         cr_err_target_hint = &comm->eo;
     return r.status.MPI_ERROR;

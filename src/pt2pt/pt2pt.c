@@ -792,7 +792,7 @@ cr_unexp *cr_pt2pt_probe(cr_comm *comm, uint32_t ctx, int source, int tag, bool 
 
 void cr_pt2pt_unexp_status(const cr_unexp *u, MPI_Status *status)
 {
-    cr_status_set(status, u->src, u->tag, u->bytes);
+    cr_status_out_set(status, u->src, u->tag, u->bytes);
 }
 
 int cr_pt2pt_cancel(cr_request *r)
@@ -887,7 +887,7 @@ int cr_pt2pt_recv(void *buf, MPI_Count count, cr_dtype *dt, int source, int tag,
         return err;
     cr_progress_wait(&r.done);
     if (status)
-        *status = r.status;
+        cr_status_out(status, &r.status);
     return r.status.MPI_ERROR;
 }
 

@@ -61,11 +61,13 @@ static const MPI_Status *report(cr_request *r)
     return &r->status;
 }
 
-static int finish(MPI_Request *h, cr_request *r, MPI_Status *status)
+static int finish(MPI_Request *h, cr_request *r, MPI_Status *status, bool several)
 {
     int err = report(r)->MPI_ERROR;
-    if (status)
+    if (status && several)
         *status = r->status;
+    else if (status)
+        cr_status_out(status, &r->status);
     if (r->persistent) {
         r->active = 0;
     } else {
@@ -114,7 +116,7 @@ int cr_mpi_wait(MPI_Request *h, MPI_Status *status)
         return MPI_SUCCESS;
     }
     cr_progress_wait(&r->done);
-    return finish(h, r, status);
+    return finish(h, r, status, false);
 }
 
 int cr_mpi_test(MPI_Request *h, int *flag, MPI_Status *status)
@@ -132,7 +134,7 @@ int cr_mpi_test(MPI_Request *h, int *flag, MPI_Status *status)
     if (!r->done)
         cr_progress_poll();
     *flag = r->done;
-    return r->done ? finish(h, r, status) : MPI_SUCCESS;
+    return r->done ? finish(h, r, status, false) : MPI_SUCCESS;
 }
 
 /* A set of requests waited on together. Inactive entries (NULL) count as done for the *all
@@ -218,7 +220,7 @@ static int finish_all(int count, MPI_Request *reqs, cr_request **r, MPI_Status *
                 cr_status_empty(st);
             continue;
         }
-        if (finish(&reqs[i], r[i], st) != MPI_SUCCESS)
+        if (finish(&reqs[i], r[i], st, true) != MPI_SUCCESS)
             errors++;
     }
     if (!errors)
@@ -289,7 +291,7 @@ static int any(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status 
         if (r[i] && r[i]->done) {
             *index = i;
             *flag = 1;
-            err = finish(&reqs[i], r[i], status);
+            err = finish(&reqs[i], r[i], status, false);
             break;
         }
     }
@@ -334,7 +336,7 @@ static int some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI
         if (r[i] && r[i]->done) {
             MPI_Status *st = statuses ? &statuses[n] : NULL;
             indices[n] = i;
-            if (finish(&reqs[i], r[i], st) != MPI_SUCCESS)
+            if (finish(&reqs[i], r[i], st, true) != MPI_SUCCESS)
                 errors++;
             n++;
         }
@@ -371,7 +373,7 @@ int cr_mpi_request_get_status(MPI_Request h, int *flag, MPI_Status *status)
     *flag = !r || r->done;
     if (*flag && status) {
         if (r)
-            *status = *report(r);
+            cr_status_out(status, report(r));
         else
             cr_status_empty(status);
     }
@@ -419,7 +421,7 @@ int cr_mpi_request_get_status_any(int count, const MPI_Request reqs[], int *inde
             *flag = 1;
             *index = i;
             if (status)
-                *status = *report(r);
+                cr_status_out(status, report(r));
             return MPI_SUCCESS;
         }
     }

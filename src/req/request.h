@@ -132,6 +132,27 @@ static inline void cr_status_set_bytes(MPI_Status *s, uint64_t bytes)
     memcpy(&s->MPI_internal[0], &bytes, sizeof bytes);
 }
 
+/* Copies a status out to the user's. MPI_ERROR is left as it was when the operation succeeded:
+ * calls that return one status do not set it (MPI 4.1, 3.2.5: only those that return several
+ * do, with MPI_ERR_IN_STATUS), and programs rely on that (MPICH's tests store a value there and
+ * check it survives). A failed operation's code is put there, as MPICH and Open MPI do, for
+ * programs that look at it after MPI_ERRORS_RETURN. */
+static inline void cr_status_out(MPI_Status *user, const MPI_Status *s)
+{
+    int e = user->MPI_ERROR;
+    *user = *s;
+    if (s->MPI_ERROR == MPI_SUCCESS)
+        user->MPI_ERROR = e;
+}
+
+/* The same for a status made of its parts (a probe's, a receive from MPI_PROC_NULL). */
+static inline void cr_status_out_set(MPI_Status *user, int source, int tag, uint64_t bytes)
+{
+    MPI_Status s;
+    cr_status_set(&s, source, tag, bytes);
+    cr_status_out(user, &s);
+}
+
 /* The status of an operation with nothing to report (MPI's "empty" status). */
 static inline void cr_status_empty(MPI_Status *s)
 {

@@ -183,10 +183,11 @@ int cr_runtime_start(int *argc, char ***argv, int required, int *provided)
      * (core/thread.h) for the rest of the process's life; below it, no lock is taken. A
      * session may ask for it after the world started lower: no other thread is in MPI then
      * (the lower level's promise), so it is safe to turn on at this point too. */
-    if (provided)
-        *provided = required;
     if (required == MPI_THREAD_MULTIPLE)
         cr_thread_enable();
+    /* Once on, every caller gets it (more than asked for is allowed, and true). */
+    if (provided)
+        *provided = cr_thread_multiple ? MPI_THREAD_MULTIPLE : required;
     if (cr_rt.state == CR_STATE_RUNNING)
         return MPI_SUCCESS;
     if (cr_rt.state == CR_STATE_FINALIZED)
@@ -220,7 +221,7 @@ int cr_runtime_start(int *argc, char ***argv, int required, int *provided)
     if (err)
         return err;
 
-    cr_rt.thread_level = required;
+    cr_rt.thread_level = cr_thread_multiple ? MPI_THREAD_MULTIPLE : required;
     cr_rt.main_thread = pthread_self();
     cr_info_env_fill(argc ? *argc : 0, argv ? *argv : NULL, cr_rt.size, cr_rt.hostname, cr_rt.thread_level);
     cr_rt.state = CR_STATE_RUNNING;
@@ -237,10 +238,13 @@ static int start(int *argc, char ***argv, int required, int *provided)
         return cr_err(MPI_ERR_OTHER, "MPI is already initialized: MPI_Init and MPI_Init_thread may be called only once");
     if (cr_rt.world_state == CR_STATE_FINALIZED)
         return cr_err(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
-    int err = cr_runtime_start(argc, argv, required, provided);
+    int level = required;
+    int err = cr_runtime_start(argc, argv, required, &level);
     if (!err) {
         cr_rt.world_state = CR_STATE_RUNNING;
-        cr_rt.thread_level = required; /* MPI_Query_thread: the world's level, whatever sessions asked */
+        cr_rt.thread_level = level; /* MPI_Query_thread: the world's level */
+        if (provided)
+            *provided = level;
     }
     return err;
 }

@@ -18,7 +18,8 @@
 # Environment (defaults in brackets):
 #   CONFORMANCE_DIRS     suite directories to run [init pt2pt coll datatype comm group topo rma basic
 #                        attr errhan info mpi_t errors/attr errors/coll errors/comm errors/group
-#                        errors/pt2pt errors/rma]
+#                        errors/pt2pt errors/rma threads/pt2pt threads/comm threads/init threads/mpi_t
+#                        threads/coll threads/rma]
 #   CONFORMANCE_TIMEOUT  seconds per test without a timeLimit= of its own [60]
 #   CONFORMANCE_TIMEOUT_MAX  hard cap in seconds for any test [120]
 #   CONFORMANCE_CACHE    where the Debian source package is kept [~/.cache/courier-conformance]
@@ -38,7 +39,7 @@ mkdir -p "$2" && WORK=$(cd "$2" && pwd) || die "cannot create $2"
 [ -x "$PREFIX/bin/mpicc" ] && [ -x "$PREFIX/bin/mpiexec" ] || die "no bin/mpicc and bin/mpiexec under $PREFIX"
 
 SUITE_VERSION=4.0.2                       # the version expected-failures.txt was written for
-DIRS=${CONFORMANCE_DIRS:-"init pt2pt coll datatype comm group topo rma basic attr errhan info mpi_t errors/attr errors/coll errors/comm errors/group errors/pt2pt errors/rma"}
+DIRS=${CONFORMANCE_DIRS:-"init pt2pt coll datatype comm group topo rma basic attr errhan info mpi_t errors/attr errors/coll errors/comm errors/group errors/pt2pt errors/rma threads/pt2pt threads/comm threads/init threads/mpi_t threads/coll threads/rma"}
 TIMEOUT=${CONFORMANCE_TIMEOUT:-60}
 TIMEOUT_MAX=${CONFORMANCE_TIMEOUT_MAX:-120}
 CACHE=${CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/courier-conformance}
