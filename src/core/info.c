@@ -244,8 +244,14 @@ static void fill_env(cr_info *info, int argc, char **argv, int maxprocs, const c
         cr_info_put(info, "wdir", buf);
     static const char *const levels[] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
                                          "MPI_THREAD_MULTIPLE"};
-    if (thread_level >= 0)
-        cr_info_put(info, "thread_level", levels[thread_level / 1024]);
+    /* The ABI's levels are 0, 1024, 2048 and 4096. */
+    int level = thread_level == MPI_THREAD_MULTIPLE     ? 3
+                : thread_level == MPI_THREAD_SERIALIZED ? 2
+                : thread_level == MPI_THREAD_FUNNELED   ? 1
+                : thread_level == MPI_THREAD_SINGLE     ? 0
+                                                        : -1;
+    if (level >= 0)
+        cr_info_put(info, "thread_level", levels[level]);
 }
 
 void cr_info_env_fill(int argc, char **argv, int maxprocs, const char *host, int thread_level)

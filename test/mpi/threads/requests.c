@@ -1,5 +1,6 @@
 /* requests.c: requests that cross threads, and the thread calls of the standard.
- *   - MPI_Query_thread, MPI_Is_thread_main (true only in the thread that initialised);
+ *   - MPI_Query_thread, MPI_Is_thread_main (true only in the thread that initialised), the
+ *     thread_level of MPI_INFO_ENV;
  *   - receives started in one thread, completed by MPI_Wait/Waitall/Test in another;
  *   - a thread blocked in MPI_Recv from its own process, woken by another thread's send;
  *   - generalized requests: a thread completes them with MPI_Grequest_complete while the main
@@ -90,6 +91,10 @@ int main(int argc, char **argv)
     CHECK(level == MPI_THREAD_MULTIPLE, "MPI_Query_thread gives %d", level);
     MPI_Is_thread_main(&main_flag);
     CHECK(main_flag == 1, "MPI_Is_thread_main says %d in the main thread", main_flag);
+    char value[64] = "";
+    int flag_env = 0, len = sizeof value;
+    MPI_Info_get_string(MPI_INFO_ENV, "thread_level", &len, value, &flag_env);
+    CHECK(flag_env && strcmp(value, "MPI_THREAD_MULTIPLE") == 0, "MPI_INFO_ENV's thread_level is \"%s\"", value);
 
     /* Receives started here, completed there. */
     int next = (tt_rank + 1) % tt_size, prev = (tt_rank + tt_size - 1) % tt_size;
