@@ -233,14 +233,22 @@ def gen_checks(funcs, f, opts):
     return checks, resolved
 
 
+# The calls that may turn MPI_THREAD_MULTIPLE on: they leave the section as they entered it
+# (a local remembers). Every other call leaves it if the level is on, reading it again (it
+# cannot change during the call), which keeps a register free on every call's path.
+LEVEL_SETTERS = {"MPI_Init", "MPI_Init_thread", "MPI_Session_init", "MPI_T_init_thread"}
+
+
 def returning(expr, ctype, lock, computed=True):
     """`return expr;`, leaving the critical section first if the entry point entered it (after
-    evaluating expr, when it is a call that must run inside)."""
+    evaluating expr, when it is a call that must run inside); `lock` names what says whether it
+    did (see LEVEL_SETTERS), None for a call that never enters."""
     if not lock:
         return [f"    return {expr};"]
+    leave = f"    cr_cs_exit({lock});"
     if not computed:
-        return ["    cr_cs_exit(cr_cs);", f"    return {expr};"]
-    return [f"    {ctype} cr_ret = {expr};", "    cr_cs_exit(cr_cs);", "    return cr_ret;"]
+        return [leave, f"    return {expr};"]
+    return [f"    {ctype} cr_ret = {expr};", leave, "    return cr_ret;"]
 
 
 def gen_implemented(funcs, f, opts):
@@ -257,9 +265,11 @@ def gen_implemented(funcs, f, opts):
         lines.append(f"    {q.base_type} {p.name}_l = 0;")
     # The critical section of MPI_THREAD_MULTIPLE (core/thread.h), around the checks too (they
     # read the handle tables); a test of one global when threads are off.
-    lock = not opts.get("nolock")
-    if lock:
+    lock = None if opts.get("nolock") else "cr_cs" if f.base in LEVEL_SETTERS else "cr_thread_multiple"
+    if lock == "cr_cs":
         lines.append("    bool cr_cs = cr_cs_enter();")
+    elif lock:
+        lines.append("    cr_cs_enter();")
     if not opts.get("anytime"):
         lines.append("    if (CR_UNLIKELY(!cr_mpi_running())) {")
         lines.append("        cr_rc = cr_err_not_running();")

@@ -59,6 +59,7 @@ int cr_mpi_grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_fr
     }
     *g = (grequest){query_fn, free_fn, cancel_fn, extra_state};
     r->owner = g;
+    r->queried = 1;
     cr_status_empty(&r->status);
     *request = cr_request_handle(r);
     return MPI_SUCCESS;

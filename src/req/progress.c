@@ -113,7 +113,7 @@ static bool flag_set(void *flag)
  * queued threads into the section between its rounds; the others sleep until an event, then
  * look at their own conditions, and one of them takes the role over when the poller leaves.
  * The event futex's timeout is a safety net only. */
-static void wait_threads(bool (*ready)(void *), void *arg)
+__attribute__((noinline, cold)) static void wait_threads(bool (*ready)(void *), void *arg)
 {
     while (!ready(arg)) {
         int role = cr_thread_poller_claim();
@@ -139,7 +139,7 @@ static void wait_threads(bool (*ready)(void *), void *arg)
 
 void cr_progress_wait(volatile int *flag)
 {
-    if (cr_thread_multiple)
+    if (CR_UNLIKELY(cr_thread_multiple))
         return wait_threads(flag_set, (void *)flag);
     unsigned idle = 0;
     while (!*flag) {
@@ -152,7 +152,7 @@ void cr_progress_wait(volatile int *flag)
 
 void cr_progress_wait_until(bool (*ready)(void *), void *arg)
 {
-    if (cr_thread_multiple)
+    if (CR_UNLIKELY(cr_thread_multiple))
         return wait_threads(ready, arg);
     unsigned idle = 0;
     while (!ready(arg)) {

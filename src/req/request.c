@@ -56,7 +56,7 @@ void cr_request_complete(cr_request *r)
 /* The status of a completed request, as it reports now (generalized requests ask the user). */
 static const MPI_Status *report(cr_request *r)
 {
-    if (r->ops && r->ops->query)
+    if (CR_UNLIKELY(r->queried)) /* a flag on the request's own line, not a look at its ops */
         r->ops->query(r);
     return &r->status;
 }

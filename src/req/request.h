@@ -65,6 +65,7 @@ typedef struct cr_request {
     uint8_t cancel;     /* cancellation state, owned by pt2pt */
     uint8_t holds_comm; /* keeps `comm` alive until the request is released (pt2pt's flag) */
     uint8_t holds_dt;   /* and keeps a derived `dt` alive (MPI_Type_free while it runs) */
+    uint8_t queried;    /* its status comes from ops->query each time it reports (generalized) */
     volatile int done;
     MPI_Status status;
     struct cr_request *next, *prev; /* posted-receive queue or a pending-send queue */
