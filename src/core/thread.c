@@ -1,5 +1,5 @@
 /* thread.c: the critical section of MPI_THREAD_MULTIPLE (a ticket lock that sleeps on a
- * futex), the poller's role, and the futex other waiting threads sleep on (thread.h). */
+ * futex), the poller's role, and the list of the other waiting threads (thread.h). */
 #include "thread.h"
 #include "config.h"
 
@@ -19,19 +19,30 @@ CR_TUNABLE_EX(lock_spin, COURIER_THREAD_SPIN, CR_TUNE_INT, "200", NULL, 0, 10000
 
 /* The section: a ticket lock, so a thread that lets go of it between progress rounds cannot
  * take it straight back while others queue (first come, first served). `serving` is also the
- * futex word the queued threads sleep on; `events` the one waiting threads sleep on. Each on
- * its own line: every thread that enters writes `next`. */
+ * futex word the queued threads sleep on. Each on its own line: every thread that enters
+ * writes `next`. */
 static struct {
     _Alignas(64) atomic_uint next;
     _Alignas(64) atomic_uint serving;
     atomic_uint lock_sleepers;
-    _Alignas(64) atomic_uint events;
-    atomic_uint event_sleepers;
 } cs;
+
+/* A thread sleeping in cr_thread_wait_event, on the list while it sleeps (under the section);
+ * `woken` is its futex word. */
+typedef struct sleeper {
+    bool (*ready)(void *);
+    void *arg;
+    bool pure;
+    atomic_uint woken;
+    struct sleeper *next;
+} sleeper;
+static sleeper *sleepers;
+static bool handoff; /* the poller left: wake one sleeper to take its role */
 
 static _Thread_local int depth;       /* how deeply this thread holds the section; 0: not */
 static _Thread_local bool polling;    /* this thread is the poller */
 static bool poller_taken;             /* some thread is (under the section) */
+static sleeper poller;                /* its condition (ready, arg, pure) */
 static void (*doorbell)(void);
 
 static long futex(atomic_uint *word, int op, unsigned val, const struct timespec *ts)
@@ -73,11 +84,17 @@ static void take(void)
 static void notify(void)
 {
     cr_thread_pending = false;
-    if (atomic_load(&cs.event_sleepers)) {
-        atomic_fetch_add(&cs.events, 1);
-        futex(&cs.events, FUTEX_WAKE, INT_MAX, NULL);
+    for (sleeper *w = sleepers; w; w = w->next) {
+        if (atomic_load_explicit(&w->woken, memory_order_relaxed))
+            continue;
+        bool wake = handoff || !w->pure || w->ready(w->arg);
+        handoff = handoff && !wake;
+        if (wake) {
+            atomic_store(&w->woken, 1);
+            futex(&w->woken, FUTEX_WAKE, 1, NULL);
+        }
     }
-    if (poller_taken && !polling && doorbell)
+    if (poller_taken && !polling && doorbell && (!poller.pure || poller.ready(poller.arg)))
         doorbell();
 }
 
@@ -135,29 +152,39 @@ void cr_cs_resume(int d)
     depth = d;
 }
 
-void cr_thread_wait_event(unsigned timeout_us)
+/* No lost wake-up: the sleeper joins the list inside the section, and every waker looks at the
+ * list inside it; the futex compares `woken`, which a waker sets before it wakes. */
+void cr_thread_wait_event(bool (*ready)(void *), void *arg, bool pure, unsigned timeout_us)
 {
-    unsigned seen = atomic_load(&cs.events);
-    atomic_fetch_add(&cs.event_sleepers, 1);
+    sleeper w = {ready, arg, pure, 0, sleepers};
+    sleepers = &w;
     int d = cr_cs_suspend();
     struct timespec ts = {timeout_us / 1000000, (long)(timeout_us % 1000000) * 1000};
-    futex(&cs.events, FUTEX_WAIT, seen, &ts);
+    futex(&w.woken, FUTEX_WAIT, 0, &ts);
     cr_cs_resume(d);
-    atomic_fetch_sub(&cs.event_sleepers, 1);
+    for (sleeper **p = &sleepers; *p; p = &(*p)->next)
+        if (*p == &w) {
+            *p = w.next;
+            break;
+        }
 }
 
-int cr_thread_poller_claim(void)
+int cr_thread_poller_claim(bool (*ready)(void *), void *arg, bool pure)
 {
     if (polling)
         return CR_POLLER_ALREADY;
     if (poller_taken)
         return CR_POLLER_OTHER;
     poller_taken = polling = true;
+    poller.ready = ready;
+    poller.arg = arg;
+    poller.pure = pure;
     return CR_POLLER_MINE;
 }
 
 void cr_thread_poller_drop(void)
 {
     poller_taken = polling = false;
-    cr_thread_event(); /* a waiting thread takes the role over */
+    handoff = sleepers != NULL; /* a waiting thread takes the role over */
+    cr_thread_event();
 }

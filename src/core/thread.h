@@ -14,8 +14,8 @@
  *     while it sleeps, so other threads' calls run meanwhile; whatever it holds across that
  *     gap lives on its own stack or in objects the user may not touch while the call runs;
  *   - one waiting thread at a time (the poller) drives the progress engine and sleeps on the
- *     transport's doorbell; the others sleep on `cr_thread_events`' futex and are woken by
- *     whoever completes something. */
+ *     transport's doorbell; the others sleep each on its own futex word and are woken by
+ *     whoever completes what they wait for (cr_thread_wait_event). */
 #ifndef CR_THREAD_H
 #define CR_THREAD_H
 
@@ -70,14 +70,20 @@ static inline void cr_thread_event(void)
 }
 
 /* The wait of a thread that is not the poller: sleeps (outside the section) until some
- * thread reports an event, or `timeout_us` passes. */
-void cr_thread_wait_event(unsigned timeout_us);
+ * thread reports an event that may concern it, or `timeout_us` passes. A `pure` condition
+ * (one that only reads: a request's flag, a wait set's count) is evaluated by the thread that
+ * reports the event, under the section, and its sleeper woken only when it holds: a completion
+ * costs no system call when nobody waits for it. Other conditions (which act: advance a
+ * schedule, take a lock) are woken at every event to look for themselves. */
+void cr_thread_wait_event(bool (*ready)(void *), void *arg, bool pure, unsigned timeout_us);
 
 /* The poller's role (see the invariants), claimed and dropped under the section: claiming
  * answers CR_POLLER_MINE when this thread took it, CR_POLLER_ALREADY when it had it (a wait
- * nested in a callback of its own wait), CR_POLLER_OTHER when another thread has it. */
+ * nested in a callback of its own wait), CR_POLLER_OTHER when another thread has it. Its
+ * condition is kept, so that a thread that completes something rings the doorbell the poller
+ * sleeps on only when that condition may hold (as for sleepers: pure ones are evaluated). */
 enum { CR_POLLER_OTHER, CR_POLLER_MINE, CR_POLLER_ALREADY };
-int cr_thread_poller_claim(void);
+int cr_thread_poller_claim(bool (*ready)(void *), void *arg, bool pure);
 void cr_thread_poller_drop(void);
 
 /* Registered by the transport: wakes the poller if it sleeps on the doorbell (called when an

@@ -113,12 +113,12 @@ static bool flag_set(void *flag)
  * queued threads into the section between its rounds; the others sleep until an event, then
  * look at their own conditions, and one of them takes the role over when the poller leaves.
  * The event futex's timeout is a safety net only. */
-__attribute__((noinline, cold)) static void wait_threads(bool (*ready)(void *), void *arg)
+__attribute__((noinline, cold)) static void wait_threads(bool (*ready)(void *), void *arg, bool pure)
 {
     while (!ready(arg)) {
-        int role = cr_thread_poller_claim();
+        int role = cr_thread_poller_claim(ready, arg, pure);
         if (role == CR_POLLER_OTHER) {
-            cr_thread_wait_event(10000);
+            cr_thread_wait_event(ready, arg, pure, 10000);
             continue;
         }
         unsigned idle = 0;
@@ -140,7 +140,7 @@ __attribute__((noinline, cold)) static void wait_threads(bool (*ready)(void *), 
 void cr_progress_wait(volatile int *flag)
 {
     if (CR_UNLIKELY(cr_thread_multiple))
-        return wait_threads(flag_set, (void *)flag);
+        return wait_threads(flag_set, (void *)flag, true);
     unsigned idle = 0;
     while (!*flag) {
         if (cr_progress())
@@ -153,7 +153,14 @@ void cr_progress_wait(volatile int *flag)
 void cr_progress_wait_until(bool (*ready)(void *), void *arg)
 {
     if (CR_UNLIKELY(cr_thread_multiple))
-        return wait_threads(ready, arg);
+        return wait_threads(ready, arg, false);
+    cr_progress_wait_until_pure(ready, arg);
+}
+
+void cr_progress_wait_until_pure(bool (*ready)(void *), void *arg)
+{
+    if (CR_UNLIKELY(cr_thread_multiple))
+        return wait_threads(ready, arg, true);
     unsigned idle = 0;
     while (!ready(arg)) {
         if (cr_progress())

@@ -187,7 +187,7 @@ static void waitset_wait(int count, cr_request **r, int need, bool inactive_done
     waitset w;
     waitset_start(&w, count, r, need, inactive_done);
     if (wait)
-        cr_progress_wait_until(waitset_ready, &w);
+        cr_progress_wait_until_pure(waitset_ready, &w);
     else if (!waitset_ready(&w))
         cr_progress_poll();
     waitset_end(&w);

@@ -171,6 +171,10 @@ int cr_progress_poll(void);
 void cr_progress_wait(volatile int *flag);
 /* The same for a condition over several things: calls ready(arg) between rounds. */
 void cr_progress_wait_until(bool (*ready)(void *), void *arg);
+/* The same for a condition that only reads (calling it has no effect, so another thread may
+ * call it: core/thread.h), which lets a thread that completes something wake only the waiters
+ * it concerns at MPI_THREAD_MULTIPLE. */
+void cr_progress_wait_until_pure(bool (*ready)(void *), void *arg);
 
 /* Hooks the progress engine calls every round (pt2pt's pending sends, collective schedules). */
 typedef int cr_progress_hook(void);
