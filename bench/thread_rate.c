@@ -3,7 +3,8 @@
  * which pre-posts its receives and answers each window with an empty message. Threads work
  * each on a communicator of its own ("comm"), or all on MPI_COMM_WORLD with a tag each
  * ("world"). Also the single-thread latency at MPI_THREAD_MULTIPLE (8-byte ping-pong), to set
- * beside latency.c's at MPI_THREAD_SINGLE. Millions of messages per second (all threads).
+ * beside latency.c's at MPI_THREAD_SINGLE. Millions of messages per second (all threads); rows
+ * thread_rate_<T>thr_own and thread_rate_<T>thr_world.
  * usage: mpiexec -n 2 thread_rate [seconds per measurement] */
 #include "common.h"
 
@@ -71,7 +72,7 @@ static void measure(int n, int sh)
         best = t < best ? t : best;
     }
     if (rank == 0)
-        printf("thread_rate threads=%d comms=%s value=%.3f unit=Mmsg/s\n", n, sh ? "world" : "own",
+        printf("thread_rate_%dthr%s bytes=8 value=%.3f unit=Mmsg/s\n", n, n == 1 ? "" : sh ? "_world" : "_own",
                (double)WINDOW * (double)windows * n / best / 1e6);
 }
 
