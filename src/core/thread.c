@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -12,7 +13,10 @@
 bool cr_thread_multiple;
 bool cr_thread_pending;
 
-static int64_t lock_spin;
+static int64_t lock_spin, park_yields;
+CR_TUNABLE_EX(park_yields, COURIER_THREAD_PARK_YIELDS, CR_TUNE_INT, "20", NULL, 0, 100000000,
+              "at MPI_THREAD_MULTIPLE, how many times a thread waiting for another's progress yields its core "
+              "before it sleeps in the kernel");
 CR_TUNABLE_EX(lock_spin, COURIER_THREAD_SPIN, CR_TUNE_INT, "200", NULL, 0, 100000000,
               "at MPI_THREAD_MULTIPLE, how many times a thread looks at a busy critical section before it sleeps "
               "on it");
@@ -34,6 +38,7 @@ typedef struct sleeper {
     void *arg;
     bool pure;
     atomic_uint woken;
+    atomic_uint parked; /* it went to sleep in the kernel: a waker must wake it there */
     struct sleeper *next;
 } sleeper;
 static sleeper *sleepers;
@@ -91,7 +96,8 @@ static void notify(void)
         handoff = handoff && !wake;
         if (wake) {
             atomic_store(&w->woken, 1);
-            futex(&w->woken, FUTEX_WAKE, 1, NULL);
+            if (atomic_load(&w->parked))
+                futex(&w->woken, FUTEX_WAKE, 1, NULL);
         }
     }
     if (poller_taken && !polling && doorbell && (!poller.pure || poller.ready(poller.arg)))
@@ -154,13 +160,22 @@ void cr_cs_resume(int d)
 
 /* No lost wake-up: the sleeper joins the list inside the section, and every waker looks at the
  * list inside it; the futex compares `woken`, which a waker sets before it wakes. */
+/* It first gives its core away a few times (COURIER_THREAD_PARK_YIELDS) while it watches its
+ * word: a wake-up that comes soon (the next message of a stream) then costs neither the waker's
+ * system call nor a trip through the kernel's sleep. Dekker with notify(): the sleeper sets
+ * `parked` then reads `woken`; the waker sets `woken` then reads `parked`. */
 void cr_thread_wait_event(bool (*ready)(void *), void *arg, bool pure, unsigned timeout_us)
 {
-    sleeper w = {ready, arg, pure, 0, sleepers};
+    sleeper w = {ready, arg, pure, 0, 0, sleepers};
     sleepers = &w;
     int d = cr_cs_suspend();
-    struct timespec ts = {timeout_us / 1000000, (long)(timeout_us % 1000000) * 1000};
-    futex(&w.woken, FUTEX_WAIT, 0, &ts);
+    for (int64_t i = 0; i < park_yields && !atomic_load_explicit(&w.woken, memory_order_acquire); i++)
+        sched_yield();
+    atomic_store(&w.parked, 1);
+    if (!atomic_load(&w.woken)) {
+        struct timespec ts = {timeout_us / 1000000, (long)(timeout_us % 1000000) * 1000};
+        futex(&w.woken, FUTEX_WAIT, 0, &ts);
+    }
     cr_cs_resume(d);
     for (sleeper **p = &sleepers; *p; p = &(*p)->next)
         if (*p == &w) {
