@@ -123,7 +123,10 @@ has_basic=$(printf '%s\n' $DIRS | grep -cx basic)
 [ -n "${driver_dirs// /}" ] || driver_dirs=basic    # the driver still configures and builds; basic/ is judged below
 # The driver's own summary lines ("N passed, N failed") would read like this run's verdict to a
 # log reader, so they go only to the log; verdicts.py prints the summary that counts.
-env MPICC="$PREFIX/bin/mpicc" MPIEXEC="$PREFIX/bin/mpiexec" TS_SRC="$SRC" TS_BUILD="$SUITE" \
+# The Fortran tests (f77/, f90/) are switched on when Courier was built with Fortran.
+fortran=()
+[ -x "$PREFIX/bin/mpifort" ] && fortran=(MPIFORT="$PREFIX/bin/mpifort")
+env MPICC="$PREFIX/bin/mpicc" MPIEXEC="$PREFIX/bin/mpiexec" TS_SRC="$SRC" TS_BUILD="$SUITE" "${fortran[@]}" \
     TS_DIRS="$driver_dirs" TS_TIMEOUT="$TIMEOUT" TS_TIMEOUT_MAX="$TIMEOUT_MAX" TS_JOBS="$JOBS" \
     "$SHARED/mpich-testsuite.sh" 2>&1 | tee "$WORK/driver.log" \
     | grep --line-buffered -E '^(== |   configure\+build|   WARNING|mpich-testsuite:)'
