@@ -19,7 +19,8 @@
 #   CONFORMANCE_DIRS     suite directories to run [init pt2pt coll datatype comm group topo rma basic
 #                        attr errhan info mpi_t errors/attr errors/coll errors/comm errors/group
 #                        errors/pt2pt errors/rma threads/pt2pt threads/comm threads/init threads/mpi_t
-#                        threads/coll threads/rma]
+#                        threads/coll threads/rma, and with Fortran the f77/, f90/ and f08/ chapters
+#                        but io/ and spawn/ (FORTRAN_DIRS below)]
 #   CONFORMANCE_TIMEOUT  seconds per test without a timeLimit= of its own [60]
 #   CONFORMANCE_TIMEOUT_MAX  hard cap in seconds for any test [120]
 #   CONFORMANCE_CACHE    where the Debian source package is kept [~/.cache/courier-conformance]
@@ -40,6 +41,10 @@ mkdir -p "$2" && WORK=$(cd "$2" && pwd) || die "cannot create $2"
 
 SUITE_VERSION=4.0.2                       # the version expected-failures.txt was written for
 DIRS=${CONFORMANCE_DIRS:-"init pt2pt coll datatype comm group topo rma basic attr errhan info mpi_t errors/attr errors/coll errors/comm errors/group errors/pt2pt errors/rma threads/pt2pt threads/comm threads/init threads/mpi_t threads/coll threads/rma"}
+# The Fortran chapters (without I/O and spawn, which Courier does not implement), when Courier was
+# built with Fortran.
+FORTRAN_DIRS="f77/attr f77/coll f77/comm f77/datatype f77/ext f77/info f77/init f77/profile f77/pt2pt f77/rma f77/topo f90/attr f90/coll f90/comm f90/datatype f90/ext f90/f90types f90/info f90/init f90/misc f90/profile f90/pt2pt f90/rma f90/timer f90/topo f08/attr f08/coll f08/comm f08/datatype f08/ext f08/info f08/init f08/misc f08/profile f08/pt2pt f08/rma f08/subarray f08/timer f08/topo"
+[ -z "${CONFORMANCE_DIRS:-}" ] && [ -x "$PREFIX/bin/mpifort" ] && DIRS="$DIRS $FORTRAN_DIRS"
 TIMEOUT=${CONFORMANCE_TIMEOUT:-60}
 TIMEOUT_MAX=${CONFORMANCE_TIMEOUT_MAX:-120}
 CACHE=${CONFORMANCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/courier-conformance}
@@ -118,7 +123,9 @@ echo "== MPICH test suite ${version:-(unknown version)} from $SRC"
 export MPITEST_MEMORY_TOTAL=${MPITEST_MEMORY_TOTAL:-$(awk '/^MemAvailable:/ {print int($2 / 1048576)}' /proc/meminfo)}
 SUITE=$WORK/suite
 RES=$SUITE/results
-driver_dirs=$(printf '%s\n' $DIRS | grep -vx basic | tr '\n' ' ')
+driver_dirs=$(printf '%s\n' $DIRS | grep -vx basic | grep -v '^f08' | tr '\n' ' ')
+f08_dirs=$(printf '%s\n' $DIRS | grep '^f08' | tr '\n' ' ')
+[ -z "$f08_dirs" ] || [ -x "$PREFIX/bin/mpifort" ] || die "f08/ needs Courier built with Fortran (no bin/mpifort under $PREFIX)"
 has_basic=$(printf '%s\n' $DIRS | grep -cx basic)
 [ -n "${driver_dirs// /}" ] || driver_dirs=basic    # the driver still configures and builds; basic/ is judged below
 # The driver's own summary lines ("N passed, N failed") would read like this run's verdict to a
@@ -132,6 +139,23 @@ env MPICC="$PREFIX/bin/mpicc" MPIEXEC="$PREFIX/bin/mpiexec" TS_SRC="$SRC" TS_BUI
     | grep --line-buffered -E '^(== |   configure\+build|   WARNING|mpich-testsuite:)'
 rc=${PIPESTATUS[0]}
 [ "$rc" -le 1 ] || die "the suite driver failed (status $rc); see $WORK/driver.log"
+
+# f08/: MPICH's configure builds the f08 tests' helper library (util/libmtest_f08) only inside an
+# MPICH build tree, so the driver ran f08/ last (below) and its programs did not link. Build the
+# library here, then build and run f08/ again in the same configured suite, and add its results.
+if [ -n "$f08_dirs" ]; then
+    make -C "$SUITE/util" libmtest_f08.la am_libmtest_f08_la_OBJECTS=mtest_f08.lo am_libmtest_f08_la_rpath= \
+        > "$RES/build-util-f08.log" 2>&1 || echo "   WARNING: libmtest_f08 did not build; see $RES/build-util-f08.log"
+    rm -rf "$WORK/f08-results"
+    env MPICC="$PREFIX/bin/mpicc" MPIEXEC="$PREFIX/bin/mpiexec" TS_SRC="$SRC" TS_BUILD="$SUITE" "${fortran[@]}" \
+        TS_DIRS="$f08_dirs" TS_RESULTS="$WORK/f08-results" TS_FRESH=0 TS_TIMEOUT="$TIMEOUT" \
+        TS_TIMEOUT_MAX="$TIMEOUT_MAX" TS_JOBS="$JOBS" \
+        "$SHARED/mpich-testsuite.sh" 2>&1 | tee -a "$WORK/driver.log" \
+        | grep --line-buffered -E '^(== |   configure\+build|   WARNING|mpich-testsuite:)'
+    [ "${PIPESTATUS[0]}" -le 1 ] || die "the suite driver failed on f08/; see $WORK/driver.log"
+    cp "$WORK"/f08-results/f08_*.junit.xml "$WORK"/f08-results/run-f08_*.log "$WORK"/f08-results/build-f08_*.log "$RES"/ 2>/dev/null
+    cat "$WORK/f08-results/summary.txt" >> "$RES/summary.txt"
+fi
 
 # basic/ has no testlist upstream and its programs print no "No Errors", which MPICH 4.0.2's
 # runtests insists on: judge them here by exit status (as the driver's TestBench line means to).

@@ -119,6 +119,30 @@ def bounce(a):
 
 
 @case
+def fortran_bounce(a):
+    """The Fortran bounce (use mpi): one line per size from 1 byte to 1 MiB, data checked by itself."""
+    out = run(a, 2, "bounce_f")
+    rows = re.findall(r"^\s+(\d+)\s+\d+\s+[\d.]+\s+[\d.]+$", out, re.M)
+    assert [int(r) for r in rows] == [2 ** k for k in range(21)], out
+    out = run(a, 3, "bounce_f")  # other ranks wait
+    assert "1048576" in out, out
+
+
+@case
+def fortran_particles_f08(a):
+    """Particles of a Fortran derived type gathered through an MPI struct type (use mpi_f08):
+    the centre of mass and total mass a serial computation gives, at several sizes."""
+    for n, per in ((1, 5), (3, 5), (4, 2), (8, 3)):
+        out = run(a, n, "particles_f08", str(per))
+        k = n * per
+        mass = [1 + i % 3 for i in range(k)]
+        c = sum(m * i for m, i in zip(mass, range(k))) / sum(mass)
+        assert f"{k} particles on {n} processes, total mass {sum(mass)}.0" in out, out
+        got = [float(v) for v in re.search(r"centre of mass (\S+) (\S+) (\S+)", out).groups()]
+        assert all(abs(g - e) < 1e-6 for g, e in zip(got, (c, 2 * c, -c))), (got, c, out)
+
+
+@case
 def timings(a):
     out = run(a, 3, "timings")
     for what in ("send/recv", "isend/irecv", "barrier", "bcast", "reduce"):

@@ -96,6 +96,52 @@ def cmake_find_package(a, tmp):
 
 
 @case
+def fortran_mpifort_builds(a, tmp):
+    """mpifort (and its other names) builds fixed-form mpif.h programs and `use mpi` programs."""
+    for name in ("mpifort", "mpif77", "mpif90"):
+        exe = os.path.join(tmp, f"hello_f77_{name}")
+        sh([os.path.join(a.bin, name), "-O2", "-o", exe, os.path.join(HERE, "hello.f")])
+        run_job(a.bin, exe, 3, r"Fortran77 rank (\d+) of 3")
+    exe = os.path.join(tmp, "hello_f90")
+    obj = os.path.join(tmp, "hello_f90.o")
+    sh([os.path.join(a.bin, "mpifort"), "-c", "-o", obj, os.path.join(HERE, "hello.f90")], cwd=tmp)
+    sh([os.path.join(a.bin, "mpifort"), "-o", exe, obj], cwd=tmp)
+    run_job(a.bin, exe, 4, r"Fortran90 rank (\d+) of 4")
+    exe = os.path.join(tmp, "hello_f08")
+    sh([os.path.join(a.bin, "mpif90"), "-o", exe, os.path.join(HERE, "hello_f08.f90")], cwd=tmp)
+    run_job(a.bin, exe, 3, r"Fortran2008 rank (\d+) of 3")
+
+
+@case
+def fortran_wrapper_queries(a, tmp):
+    mpifort = os.path.join(a.bin, "mpifort")
+    prefix = os.path.realpath(os.path.join(a.bin, ".."))
+    show = sh([mpifort, "-show", "x.f90", "-o", "x"])
+    assert f"-I{prefix}/include" in show and "x.f90 -o x" in show, show
+    assert re.search(r"-lmpifort_abi -lmpi_abi", show), show
+    assert sh([mpifort, "-showme"]).split()[0] == sh([mpifort, "-showme:command"]).strip()
+    assert sh([mpifort, "-showme:libs"]).split() == ["mpifort_abi", "mpi_abi"]
+    assert "mpifort: Courier MPI" in sh([mpifort, "-showme:version"])
+    assert sh([mpifort, "-show"], env=dict(os.environ, COURIER_FC="gfortran-fake")).startswith("gfortran-fake ")
+    for f in ("mpif.h", "mpi.mod", "mpi_constants.mod", "mpi_f08.mod"):
+        assert os.path.exists(os.path.join(prefix, "include", f)), f"no include/{f}"
+
+
+@case
+def fortran_cmake_find_package(a, tmp):
+    bdir = os.path.join(tmp, "cmake-build")
+    env = dict(os.environ, PATH=a.bin + os.pathsep + os.environ["PATH"])
+    out = sh(["cmake", "-S", os.path.join(HERE, "cmake_fortran"), "-B", bdir,
+              f"-DMPI_Fortran_COMPILER={a.bin}/mpifort", f"-DMPIEXEC_EXECUTABLE={a.bin}/mpiexec"], env=env)
+    assert "MPI_Fortran_VERSION=5.0" in out and "HAVE_F77_HEADER=TRUE" in out and "HAVE_F90_MODULE=TRUE" in out, out
+    assert "HAVE_F08_MODULE=TRUE" in out, out
+    sh(["cmake", "--build", bdir], env=env)
+    run_job(a.bin, os.path.join(bdir, "hello_f77"), 2, r"Fortran77 rank (\d+) of 2")
+    run_job(a.bin, os.path.join(bdir, "hello_f90"), 3, r"Fortran90 rank (\d+) of 3")
+    run_job(a.bin, os.path.join(bdir, "hello_f08"), 2, r"Fortran2008 rank (\d+) of 2")
+
+
+@case
 def install_prefix(a, tmp):
     prefix = os.path.join(tmp, "inst")
     sh(["cmake", "--install", a.build, "--prefix", prefix])
@@ -115,6 +161,14 @@ def install_prefix(a, tmp):
     assert "Courier MPI" in out and "COURIER_VERBOSE" in out and moved in out, out
     out = sh([os.path.join(moved, "bin/mpirun"), "-n", "2", exe])
     assert out.count("C rank") == 2
+    if os.path.exists(os.path.join(a.bin, "mpifort")):  # built with Fortran: it installs too
+        for f in ("bin/mpifort", "bin/mpif77", "bin/mpif90", "include/mpif.h", "include/mpi.mod",
+                  "include/mpi_f08.mod", "lib/libmpifort_abi.so.1"):
+            assert os.path.exists(os.path.join(moved, f)), f"{f} is not installed"
+        exe = os.path.join(tmp, "hello_f90_inst")
+        sh([os.path.join(moved, "bin/mpifort"), "-o", exe, os.path.join(HERE, "hello.f90")], cwd=tmp)
+        assert "libmpifort_abi" in sh(["ldd", exe]) and moved in sh(["ldd", exe])
+        run_job(os.path.join(moved, "bin"), exe, 2, r"Fortran90 rank (\d+) of 2")
 
 
 def main():

@@ -1,0 +1,255 @@
+"""Module mpi_f08 for gen_fortran.py: the handle types, TYPE(MPI_Status), the constants with
+their types, the callbacks' abstract interfaces, and one module procedure per procedure (and per
+large-count form), all from the Forum's Fortran 2008 declarations.
+
+Each module procedure (MPI_Send_f08, MPI_Send_f08c for the MPI_Count form, behind the generic
+name MPI_Send) calls the Fortran entry point of libmpifort_abi (pmpi_send_, pmpi_send_c_), passing
+its handles as they are: a TYPE(MPI_Comm) is one INTEGER in a BIND(C) type, so its address is
+that of the INTEGER `use mpi` passes, and TYPE(MPI_Status) is the same eight INTEGERs. The optional
+ierror is set only when present. Choice buffers are TYPE(*), DIMENSION(*) with gfortran's
+NO_ARG_CHECK (MPI_SUBARRAYS_SUPPORTED is .FALSE.): a non-contiguous section is passed as a
+contiguous copy, as with `use mpi`.
+"""
+
+import re
+
+HANDLE_TYPES = ["Comm", "Datatype", "Errhandler", "File", "Group", "Info", "Message", "Op",
+                "Request", "Session", "Win"]
+# C type of a predefined handle -> its Fortran 2008 type
+F08_TYPE = {"MPI_Comm": "Comm", "MPI_Datatype": "Datatype", "MPI_Errhandler": "Errhandler",
+            "MPI_File": "File", "MPI_Group": "Group", "MPI_Info": "Info", "MPI_Message": "Message",
+            "MPI_Op": "Op", "MPI_Request": "Request", "MPI_Session": "Session", "MPI_Win": "Win"}
+
+
+def split_top(text):
+    """Splits at the commas outside parentheses: 'a, b(n, m)' -> ['a', 'b(n, m)']."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "("
+        depth -= ch == ")"
+        cur += ch
+    out.append(cur.strip())
+    return out
+
+
+def split_decl(line):
+    """'TYPE(X), INTENT(IN) :: a, b(n)' -> ('TYPE(X)', ['INTENT(IN)'], ['a', 'b(n)'])."""
+    attrs, names = line.split("::", 1)
+    parts = split_top(attrs)
+    return parts[0], parts[1:], split_top(names)
+
+
+def parse(expr):
+    """The head (function type or None, name, argument names) and the declaration lines."""
+    lines = [l.strip() for l in str(expr).replace("\t", " ").split("\n") if l.strip()]
+    head = lines[0]
+    m = re.match(r"(?:(.*?)\s+)?(MPI_\w+)\((.*)\)$", head)
+    ftype, name, args = m.groups()
+    args = [a.strip() for a in args.split(",") if a.strip()]
+    uses = [l for l in lines[1:] if l.startswith("USE")]
+    decls = [l for l in lines[1:] if not l.startswith("USE")]
+    return ftype, name, args, uses, decls
+
+
+def arg_types(decls):
+    """name -> (base type, attributes, declarator) for every dummy argument."""
+    out = {}
+    for d in decls:
+        base, attrs, names = split_decl(d)
+        for n in names:
+            out[n.split("(")[0]] = (base, attrs, n)
+    return out
+
+
+def handle_type(base):
+    m = re.match(r"TYPE\(MPI_(\w+)\)", base)
+    return m.group(1) if m and m.group(1) in HANDLE_TYPES else None
+
+
+def wrapper_decls(types):
+    """The module procedure's own declarations (the standard's, choice buffers type-less)."""
+    out = []
+    for n, (base, attrs, decl) in types.items():
+        attrs = list(attrs)
+        if base == "TYPE(*)":
+            attrs = [a for a in attrs if not a.startswith("DIMENSION")]
+            out.append(f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}")
+            out.append(", ".join(["TYPE(*)", "DIMENSION(*)"] + attrs) + f" :: {n}")
+            continue
+        if base.startswith("CHARACTER"):
+            base = "CHARACTER(LEN=*)"
+        out.append(", ".join([base] + attrs) + f" :: {decl}")
+    return out
+
+
+def c_entry_decls(types):
+    """The declarations of the same arguments as libmpifort_abi's entry point takes them."""
+    out = []
+    for n, (base, attrs, decl) in types.items():
+        dims = "(*)" if "(" in decl else ""
+        if base == "TYPE(*)":
+            out.append(f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}")
+            out.append(f"TYPE(*), DIMENSION(*) :: {n}")
+        elif base.startswith("PROCEDURE"):
+            out.append(f"EXTERNAL :: {n}")
+        elif handle_type(base):  # the same INTEGER: the types are BIND(C) wrappers of one
+            out.append(f"{base} :: {n}{dims}")
+        elif base.startswith("CHARACTER"):
+            out.append(f"CHARACTER(LEN=*) :: {n}{dims}")
+        else:
+            out.append(f"{base} :: {n}{dims}")
+    return out
+
+
+def emit_procedure(expr, specific, c_symbol, wrap):
+    """(private interface of the entry point, module procedure) for one form."""
+    ftype, name, args, uses, decls = parse(expr)
+    types = arg_types(decls)
+    has_ierror = "ierror" in args
+    c_args = [a for a in args]
+    entry = []
+    kind = "FUNCTION" if ftype else "SUBROUTINE"
+    entry.append(f"{kind} {c_symbol}({', '.join(c_args)})")
+    entry += uses
+    entry.append("IMPORT")
+    if ftype:
+        entry.append(f"{ftype} :: {c_symbol}")
+    entry += c_entry_decls(types)
+    entry.append(f"END {kind}")
+
+    body = [f"{kind} {specific}({', '.join(args)})" + (f" RESULT(res)" if ftype else "")]
+    body += uses
+    if ftype:
+        body.append(f"{ftype} :: res")
+    body += wrapper_decls(types)
+    call_args = []
+    for a in args:
+        base = types[a][0]
+        call_args.append("ierror_c" if a == "ierror" else a)
+    if ftype:
+        body.append(f"res = {c_symbol}({', '.join(call_args)})")
+    else:
+        if has_ierror:
+            body.append("INTEGER :: ierror_c")
+        body.append(f"CALL {c_symbol}({', '.join(call_args)})")
+        if has_ierror:
+            body.append("IF (PRESENT(ierror)) ierror = ierror_c")
+    body.append(f"END {kind} {specific}")
+    return [wrap(l, "    ") for l in entry], [wrap(l, "  ") for l in body], name
+
+
+def emit_module(abi, consts, procs, sentinels, predefined, callbacks, wrap):
+    """procs: [(Forum procedure, has _c form)]; returns the text of mpi_f08.f90."""
+    head = ["! mpi_f08.f90: module mpi_f08 (use mpi_f08) of Courier MPI: the handle types,",
+            "! TYPE(MPI_Status), the constants, and a procedure per MPI procedure and large-count",
+            "! form, calling libmpifort_abi's entry points. Generated by gen/gen_fortran.py",
+            "! (gen/fortran_f08.py). Do not edit.",
+            "module mpi_f08",
+            "  use, intrinsic :: iso_c_binding, only : c_ptr",
+            "  implicit none",
+            "  private :: c_ptr"]
+    spec, contains, generics = [], [], {}
+    for t in HANDLE_TYPES:
+        spec += [f"  type, bind(c) :: MPI_{t}", "    integer :: MPI_VAL", f"  end type MPI_{t}"]
+    spec += ["  type, bind(c) :: MPI_Status",
+             "    integer :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+             "    integer :: MPI_internal(5)",
+             "  end type MPI_Status"]
+    for n, ftype, value in consts:
+        c = abi["constants"].get(n)
+        if c and c["kind"] == "handle" and c["c_type"] in F08_TYPE:
+            t = F08_TYPE[c["c_type"]]
+            spec.append(f"  type(MPI_{t}), parameter :: {n} = MPI_{t}({value})")
+        else:
+            spec.append(f"  {ftype}, parameter :: {n} = {value}")
+    for name, (block, decl, _) in sentinels.items():
+        if name.startswith("MPI_STATUS"):
+            decl = decl.replace("INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)", "type(MPI_Status) MPI_STATUS_IGNORE")
+            decl = decl.replace("INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)", "type(MPI_Status) MPI_STATUSES_IGNORE(1)")
+        spec += [f"  {decl}", f"  common /{block}/ {name}"]
+    # callbacks
+    spec.append("  abstract interface")
+    for cb in callbacks:
+        ftype, name, args, uses, decls = parse_callback(cb)
+        spec.append(f"    subroutine {name}({', '.join(args)})")
+        spec += [f"      {u}" for u in uses]
+        spec.append("      import")
+        spec += [wrap(d, "      ") for d in decls]
+        spec.append(f"    end subroutine {name}")
+    spec.append("  end interface")
+    for fn, iface in predefined:
+        spec.append(f"  procedure({iface}) :: {fn}")
+    # operators
+    ops = []
+    for t in HANDLE_TYPES:
+        for op, sym in (("eq", "=="), ("ne", "/=")):
+            f = f"mpi_{t.lower()}_{op}"
+            generics.setdefault(f"operator({sym})", []).append(f)
+            ops += [f"  elemental logical function {f}(a, b)",
+                    f"    type(MPI_{t}), intent(in) :: a, b",
+                    f"    {f} = a%MPI_VAL {sym} b%MPI_VAL",
+                    f"  end function {f}"]
+    entries = []
+    for proc, big_expr in procs:
+        e, b, name = emit_procedure(proc.express.f08, f"{proc._parseset['name']}_f08",
+                                    "P" + proc._parseset["name"].upper(), wrap)
+        entries += e
+        contains += b
+        generics.setdefault(name, []).append(f"{proc._parseset['name']}_f08")
+        if big_expr is not None:
+            e, b, bname = emit_procedure(big_expr, f"{proc._parseset['name']}_f08c",
+                                         "P" + proc._parseset["name"].upper() + "_C", wrap)
+            entries += e
+            contains += b
+            if bname == name and signature(big_expr) == signature(proc.express.f08):
+                # MPI_COUNT_KIND is MPI_ADDRESS_KIND here: the two forms of MPI_Type_get_extent
+                # cannot share a generic name, so the large one is only MPI_Type_get_extent_c.
+                bname = name + "_c"
+            generics.setdefault(bname, []).append(f"{proc._parseset['name']}_f08c")
+    spec.append("  interface")
+    spec += entries
+    spec.append("  end interface")
+    # The entry points are the module's business, not the program's; but PMPI_Wtime and
+    # PMPI_Wtick take no ierror, so their entry points are the profiling names as they are.
+    for l in entries:
+        if l.lstrip().startswith(("SUBROUTINE", "FUNCTION")):
+            entry = l.split()[1].split("(")[0]
+            if entry not in ("PMPI_WTIME", "PMPI_WTICK"):
+                spec.append("  private :: " + entry)
+    for g, specifics in generics.items():
+        spec.append(f"  interface {g}")
+        spec.append(wrap("module procedure " + ", ".join(specifics), "    "))
+        spec.append(f"  end interface")
+    sizeof = ["  subroutine MPI_Sizeof_f08(x, size, ierror)",
+              "    class(*), intent(in) :: x(..)",
+              "    integer, intent(out) :: size",
+              "    integer, optional, intent(out) :: ierror",
+              "    size = int(storage_size(x) / 8)",
+              "    if (present(ierror)) ierror = MPI_SUCCESS",
+              "  end subroutine MPI_Sizeof_f08"]
+    spec += ["  interface MPI_Sizeof", "    module procedure MPI_Sizeof_f08", "  end interface"]
+    text = head + spec + ["contains"] + ops + contains + sizeof + ["end module mpi_f08"]
+    return "\n".join(text) + "\n"
+
+
+def signature(expr):
+    """What tells two specific procedures apart: each argument's type, kind and rank (the
+    address, count and offset kinds are all 8 bytes here)."""
+    _, _, args, _, decls = parse(expr)
+    types = arg_types(decls)
+    out = []
+    for a in args:
+        base, _, decl = types[a]
+        base = re.sub(r"KIND=MPI_(ADDRESS|COUNT|OFFSET)_KIND", "KIND=8", base)
+        out.append((base, "(" in decl))
+    return tuple(out)
+
+
+def parse_callback(expr):
+    text = str(expr).replace("ABSTRACT INTERFACE", "").strip()
+    ftype, name, args, uses, decls = parse(text)
+    return ftype, name, args, uses, decls
