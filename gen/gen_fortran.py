@@ -601,6 +601,13 @@ def main():
         if attrs["f08_expressible"]:
             big = proc.express.embiggen.f08 if proc.has_embiggenment() and func.has_twin else None
             f08_procs.append((proc, big))
+    # The procedures only Fortran has (src/fortran/fortran_only.c): MPI_F_SYNC_REG in every
+    # interface, the status conversions in mpi_f08 (they name TYPE(MPI_Status)).
+    procs.append(("MPI_F_sync_reg", std.PROCEDURES["mpi_f_sync_reg"]))
+    for n in ("mpi_f_sync_reg", "mpi_status_f082f", "mpi_status_f2f08"):
+        f08_procs.append((std.PROCEDURES[n], None))
+    procs.sort(key=lambda p: p[0])
+    f08_procs.sort(key=lambda p: p[0]._parseset["name"])
     consts = fortran_constants(abi)
     check_f, check_f90, check_c = emit_check_programs(abi, consts)
     files = {

@@ -46,7 +46,8 @@ program f08
   integer(kind=MPI_ADDRESS_KIND) :: lb, extent, attr
   logical :: flag
   type(MPI_Comm) :: dup, dup2
-  type(MPI_Status) :: status
+  type(MPI_Status) :: status, status2
+  integer :: fstatus(MPI_STATUS_SIZE)
   type(MPI_Request) :: reqs(2), many(40)
   type(MPI_Status) :: statuses(3)
   integer :: idx, outcount, indices(3), big(40)
@@ -83,6 +84,15 @@ program f08
   call MPI_Get_count(status, MPI_DOUBLE_PRECISION, bigcount)   ! the MPI_Count form
   call check_int('MPI_Get_count (MPI_Count form)', int(bigcount), 10)
   call check_dbl('ring data', b(10), dble(10 * modulo(rank - 1, nprocs) + 10))
+  call MPI_Status_f082f(status, fstatus)       ! TYPE(MPI_Status) <-> INTEGER(MPI_STATUS_SIZE)
+  call check_int('MPI_Status_f082f source', fstatus(MPI_SOURCE), status%MPI_SOURCE)
+  call check_int('MPI_Status_f082f tag', fstatus(MPI_TAG), 7)
+  fstatus(MPI_TAG) = 8
+  call MPI_Status_f2f08(fstatus, status2)
+  call check_int('MPI_Status_f2f08 tag', status2%MPI_TAG, 8)
+  call MPI_Get_count(status2, MPI_DOUBLE_PRECISION, count)
+  call check_int('MPI_Get_count of a converted status', count, 10)
+  call MPI_F_sync_reg(b)
   if (reqs(1) /= MPI_REQUEST_NULL) call mt_fail('request not MPI_REQUEST_NULL after MPI_Wait')
 
   ! indices are Fortran's (from 1): only request 2 of 3 can complete (a message to itself)
