@@ -2,13 +2,17 @@
 their types, the callbacks' abstract interfaces, and one module procedure per procedure (and per
 large-count form), all from the Forum's Fortran 2008 declarations.
 
-Each module procedure (MPI_Send_f08, MPI_Send_f08c for the MPI_Count form, behind the generic
-name MPI_Send) calls the Fortran entry point of libmpifort_abi (pmpi_send_, pmpi_send_c_), passing
-its handles as they are: a TYPE(MPI_Comm) is one INTEGER in a BIND(C) type, so its address is
-that of the INTEGER `use mpi` passes, and TYPE(MPI_Status) is the same eight INTEGERs. The optional
-ierror is set only when present. Choice buffers are TYPE(*), DIMENSION(*) with gfortran's
-NO_ARG_CHECK (MPI_SUBARRAYS_SUPPORTED is .FALSE.): a non-contiguous section is passed as a
-contiguous copy, as with `use mpi`.
+Each module procedure (MPI_Send_f08ts, MPI_Send_c_f08ts for the MPI_Count form, behind the
+generic name MPI_Send) calls an entry point of libmpifort_abi, passing its handles as they are: a
+TYPE(MPI_Comm) is one INTEGER in a BIND(C) type, so its address is that of the INTEGER `use mpi`
+passes, and TYPE(MPI_Status) is the same eight INTEGERs. The optional ierror is set only when
+present. Where every choice buffer comes with its count and datatype (ts_capable), buffers are
+TYPE(*), DIMENSION(..) and the entry point is pmpi_send_ts, called through BIND(C) with C
+descriptors: an array section with gaps becomes a datatype over the section itself, so
+nonblocking calls on sections work. Elsewhere (the v-variants, MPI_Pack, ...) buffers are
+TYPE(*), DIMENSION(*) with gfortran's NO_ARG_CHECK and the entry point is `use mpi`'s (pmpi_x_);
+the specific name ends in _f08 instead of _f08ts. MPI_SUBARRAYS_SUPPORTED stays .FALSE. until
+those take sections too.
 """
 
 import re
@@ -70,11 +74,37 @@ def handle_type(base):
     return m.group(1) if m and m.group(1) in HANDLE_TYPES else None
 
 
-def wrapper_decls(types):
-    """The module procedure's own declarations (the standard's, choice buffers type-less)."""
+INTEROPERABLE = re.compile(r"INTEGER(\(KIND=MPI_(ADDRESS|COUNT|OFFSET)_KIND\))?$|TYPE\(MPI_\w+\)$")
+
+
+def ts_capable(expr):
+    """Whether every choice buffer is followed by its count and datatype, and every other
+    argument is interoperable with C: the procedure then takes its buffers as assumed-rank arrays
+    (TYPE(*), DIMENSION(..)) through a BIND(C) entry point that gets C descriptors."""
+    _, _, args, _, decls = parse(expr)
+    types = arg_types(decls)
+    found = False
+    for i, a in enumerate(args):
+        base = types[a][0]
+        if base == "TYPE(*)":
+            if i + 2 >= len(args) or not types[args[i + 1]][0].startswith("INTEGER") \
+                    or types[args[i + 2]][0] != "TYPE(MPI_Datatype)" or "(" in types[args[i + 1]][2]:
+                return False
+            found = True
+        elif not INTEROPERABLE.match(base):
+            return False
+    return found
+
+
+def wrapper_decls(types, ts=False):
+    """The module procedure's own declarations: the standard's; choice buffers are assumed-rank
+    (ts) or type-less assumed-size."""
     out = []
     for n, (base, attrs, decl) in types.items():
         attrs = list(attrs)
+        if base == "TYPE(*)" and ts:
+            out.append(", ".join(["TYPE(*)"] + attrs) + f" :: {n}")
+            continue
         if base == "TYPE(*)":
             attrs = [a for a in attrs if not a.startswith("DIMENSION")]
             out.append(f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}")
@@ -86,12 +116,14 @@ def wrapper_decls(types):
     return out
 
 
-def c_entry_decls(types):
+def c_entry_decls(types, ts=False):
     """The declarations of the same arguments as libmpifort_abi's entry point takes them."""
     out = []
     for n, (base, attrs, decl) in types.items():
         dims = "(*)" if "(" in decl else ""
-        if base == "TYPE(*)":
+        if base == "TYPE(*)" and ts:
+            out.append(f"TYPE(*), DIMENSION(..) :: {n}")
+        elif base == "TYPE(*)":
             out.append(f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}")
             out.append(f"TYPE(*), DIMENSION(*) :: {n}")
         elif base.startswith("PROCEDURE"):
@@ -106,26 +138,33 @@ def c_entry_decls(types):
 
 
 def emit_procedure(expr, specific, c_symbol, wrap):
-    """(private interface of the entry point, module procedure) for one form."""
+    """(private interface of the entry point, module procedure, generic name, specific name) for
+    one form. A procedure whose buffers can be assumed-rank calls the BIND(C) entry point
+    pmpi_x_ts and its specific name ends in ts (MPI_Send_f08ts), as the standard names them."""
     ftype, name, args, uses, decls = parse(expr)
     types = arg_types(decls)
+    ts = ts_capable(expr)
     has_ierror = "ierror" in args
-    c_args = [a for a in args]
     entry = []
     kind = "FUNCTION" if ftype else "SUBROUTINE"
-    entry.append(f"{kind} {c_symbol}({', '.join(c_args)})")
+    if ts:
+        specific += "ts"
+        entry.append(f'{kind} {c_symbol}_TS({", ".join(args)}) BIND(C, NAME="{c_symbol.lower()}_ts")')
+        c_symbol += "_TS"
+    else:
+        entry.append(f"{kind} {c_symbol}({', '.join(args)})")
     entry += uses
     entry.append("IMPORT")
     if ftype:
         entry.append(f"{ftype} :: {c_symbol}")
-    entry += c_entry_decls(types)
+    entry += c_entry_decls(types, ts)
     entry.append(f"END {kind}")
 
     body = [f"{kind} {specific}({', '.join(args)})" + (f" RESULT(res)" if ftype else "")]
     body += uses
     if ftype:
         body.append(f"{ftype} :: res")
-    body += wrapper_decls(types)
+    body += wrapper_decls(types, ts)
     call_args = []
     for a in args:
         base = types[a][0]
@@ -139,7 +178,7 @@ def emit_procedure(expr, specific, c_symbol, wrap):
         if has_ierror:
             body.append("IF (PRESENT(ierror)) ierror = ierror_c")
     body.append(f"END {kind} {specific}")
-    return [wrap(l, "    ") for l in entry], [wrap(l, "  ") for l in body], name
+    return [wrap(l, "    ") for l in entry], [wrap(l, "  ") for l in body], name, specific
 
 
 def emit_module(abi, consts, procs, sentinels, predefined, callbacks, wrap):
@@ -195,21 +234,20 @@ def emit_module(abi, consts, procs, sentinels, predefined, callbacks, wrap):
                     f"  end function {f}"]
     entries = []
     for proc, big_expr in procs:
-        e, b, name = emit_procedure(proc.express.f08, f"{proc._parseset['name']}_f08",
-                                    "P" + proc._parseset["name"].upper(), wrap)
+        base = proc._parseset["name"]
+        e, b, name, specific = emit_procedure(proc.express.f08, f"{base}_f08", "P" + base.upper(), wrap)
         entries += e
         contains += b
-        generics.setdefault(name, []).append(f"{proc._parseset['name']}_f08")
+        generics.setdefault(name, []).append(specific)
         if big_expr is not None:
-            e, b, bname = emit_procedure(big_expr, f"{proc._parseset['name']}_f08c",
-                                         "P" + proc._parseset["name"].upper() + "_C", wrap)
+            e, b, bname, specific = emit_procedure(big_expr, f"{base}_c_f08", "P" + base.upper() + "_C", wrap)
             entries += e
             contains += b
             if bname == name and signature(big_expr) == signature(proc.express.f08):
                 # MPI_COUNT_KIND is MPI_ADDRESS_KIND here: the two forms of MPI_Type_get_extent
                 # cannot share a generic name, so the large one is only MPI_Type_get_extent_c.
                 bname = name + "_c"
-            generics.setdefault(bname, []).append(f"{proc._parseset['name']}_f08c")
+            generics.setdefault(bname, []).append(specific)
     spec.append("  interface")
     spec += entries
     spec.append("  end interface")

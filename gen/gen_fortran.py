@@ -400,10 +400,46 @@ def convert(func, p, q, names):
     sys.exit(f"gen_fortran: {func.name}: cannot convert {p.name} ({p.ctype}{p.array}, {p.kind})")
 
 
-def emit_binding(func, proc):
+def ts_triples(func):
+    """{buffer: (count, datatype)} when every choice buffer of `func` is followed by its count
+    and datatype (MPI_Send's buf, count, datatype): mpi_f08 then passes each buffer as an
+    assumed-rank array (TYPE(*), DIMENSION(..)), and a non-contiguous section becomes a datatype.
+    None when some buffer has no such pair (the v-variants' arrays of counts, MPI_Reduce_local)."""
+    ps = [p for p in func.params if p.kind != "VARARGS"]
+    out = {}
+    for i, p in enumerate(ps):
+        if p.base_type != "void" or p.kind != "BUFFER":
+            continue
+        if i + 2 >= len(ps) or ps[i + 1].array or ps[i + 2].array or ps[i + 2].kind != "DATATYPE" \
+                or ps[i + 1].base_type not in ("int", "MPI_Count") or ps[i + 1].pointer:
+            return None
+        out[p.name] = (ps[i + 1].name, ps[i + 2].name)
+    return out or None
+
+
+def ts_convert(convs, params, triples, large):
+    """Rewrites the conversions of each buffer, count and datatype of a TS entry point."""
+    byname = {p.name: c for (_, p, _), c in zip(params, convs)}
+    for buf, (count, dtype) in triples.items():
+        c = byname[buf]
+        c.fdecl = f"CFI_cdesc_t *{buf}"
+        c.pre = [f"void *{buf}_c; MPI_Count {buf}_n; MPI_Datatype {buf}_t, {buf}_tmp = MPI_DATATYPE_NULL;",
+                 f"if (cr_f_section({buf}, *{count}, MPI_Type_fromint(*{dtype}), &{buf}_c, &{buf}_n, "
+                 f"&{buf}_t, &{buf}_tmp, ierror_p)) return;"]
+        c.arg = f"{buf}_c"
+        c.post = [f"if ({buf}_tmp != MPI_DATATYPE_NULL) MPI_Type_free(&{buf}_tmp);"]
+        byname[count].arg = f"{buf}_n" if large else f"(int){buf}_n"
+        byname[dtype].arg = f"{buf}_t"
+
+
+def emit_binding(func, proc, ts=False):
+    """The entry point pmpi_x_ (weak alias mpi_x_); with ts, pmpi_x_ts, which mpi_f08 calls
+    through BIND(C) with each choice buffer as a C descriptor (ISO_Fortran_binding.h)."""
     params, has_ierror = fortran_params(func, proc)
     names = [n for n, _, _ in params]
     convs = [convert(func, p, q, names) for _, p, q in params]
+    if ts:
+        ts_convert(convs, params, ts_triples(func), func.large)
     fargs = [c.fdecl for c in convs]
     if has_ierror:
         fargs.append("cr_fint *ierror")
@@ -412,7 +448,8 @@ def emit_binding(func, proc):
     ret = func.ret
     void_ret = func.returns_error
     rtype = "void" if void_ret else ret
-    out = [f"{rtype} p{lname}_({', '.join(fargs) or 'void'})", "{"]
+    symbol = f"p{lname}_ts" if ts else f"p{lname}_"
+    out = [f"{rtype} {symbol}({', '.join(fargs) or 'void'})", "{"]
     if void_ret:
         out.append("    cr_fint ierror_unused, *ierror_p = " +
                    ("ierror;" if has_ierror else "&ierror_unused;"))
@@ -436,7 +473,8 @@ def emit_binding(func, proc):
     else:
         out.append(f"    return {call};")
     out.append("}")
-    out.append(f"extern __typeof__(p{lname}_) {lname}_ __attribute__((weak, alias(\"p{lname}_\")));")
+    if not ts:
+        out.append(f"extern __typeof__(p{lname}_) {lname}_ __attribute__((weak, alias(\"p{lname}_\")));")
     return "\n".join(out)
 
 
@@ -447,6 +485,10 @@ def emit_bindings_c(pairs):
     for func, proc in pairs:
         out.append(emit_binding(func, proc))
         out.append("")
+        if proc._parseset["attributes"]["f08_expressible"] and ts_triples(func) and \
+                fortran_f08.ts_capable(proc.express.embiggen.f08 if func.large else proc.express.f08):
+            out.append(emit_binding(func, proc, ts=True))
+            out.append("")
     return "\n".join(out)
 
 

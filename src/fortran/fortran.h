@@ -15,6 +15,7 @@
 #ifndef CR_FORTRAN_H
 #define CR_FORTRAN_H
 
+#include <ISO_Fortran_binding.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,6 +95,9 @@ static inline cr_f_procedure cr_f_function(cr_f_procedure f)
 void cr_f_nomem(cr_fint *ierror);
 char *cr_f_string_in(const char *s, size_t len, int strip_leading);
 void cr_f_string_out(char *f, size_t len, const char *c);
+
+int cr_f_section(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype dtype, void **buf, MPI_Count *count_out,
+                 MPI_Datatype *dtype_out, MPI_Datatype *tmp, cr_fint *ierror);
 
 enum { CR_F_ATTR_COMM, CR_F_ATTR_TYPE, CR_F_ATTR_WIN };
 MPI_Aint cr_f_attr_value(int objkind, int keyval, void *value);

@@ -2,6 +2,7 @@
  * points call (strings, attribute values, the lengths of handle arrays). */
 #include "fortran.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 /* Sizes agree with the Fortran declarations in mpif.h (gen/gen_fortran.py: SENTINELS), so the
@@ -49,6 +50,72 @@ void cr_f_string_out(char *f, size_t len, const char *c)
         n = len;
     memcpy(f, c, n);
     memset(f + n, ' ', len - n);
+}
+
+/* An mpi_f08 choice buffer given as a C descriptor (TYPE(*), DIMENSION(..)): a contiguous array
+ * or a scalar is its address; an array section with gaps (a(:, 2:6:2)) becomes one element of a
+ * datatype that places the `count` elements of `dtype` on the section's elements, in Fortran's
+ * element order, so nonblocking calls work on the section itself, without a copy. Each element
+ * of the section must hold a whole number of `dtype`s with nothing between them (MPI_INTEGER on
+ * an INTEGER array). Returns nonzero, with *ierror set, when the section cannot hold the data. */
+int cr_f_section(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype dtype, void **buf, MPI_Count *count_out,
+                 MPI_Datatype *dtype_out, MPI_Datatype *tmp, cr_fint *ierror)
+{
+    *buf = cr_f_buf(desc->base_addr);
+    *count_out = count;
+    *dtype_out = dtype;
+    *tmp = MPI_DATATYPE_NULL;
+    size_t elems = 1;
+    bool contiguous = true;
+    CFI_index_t expect = (CFI_index_t)desc->elem_len;
+    for (int d = 0; d < desc->rank; d++) {
+        CFI_index_t n = desc->dim[d].extent;
+        if (n > 1 && desc->dim[d].sm != expect)
+            contiguous = false;
+        expect *= n;
+        elems *= (size_t)(n > 0 ? n : 0);
+    }
+    if (contiguous || count <= 0 || elems == 0)
+        return 0;
+    /* How many dtypes make one element. */
+    MPI_Count size = 0, lb = 0, extent = 0;
+    if (MPI_Type_size_c(dtype, &size) != MPI_SUCCESS || MPI_Type_get_extent_c(dtype, &lb, &extent) != MPI_SUCCESS ||
+        size <= 0 || size != extent || lb != 0 || desc->elem_len % (size_t)size != 0) {
+        *ierror = MPI_ERR_TYPE; /* the datatype does not tile the section's elements */
+        return 1;
+    }
+    MPI_Count per_elem = (MPI_Count)desc->elem_len / size;
+    MPI_Count needed = (count + per_elem - 1) / per_elem;
+    if (count % per_elem != 0 || (size_t)needed > elems) {
+        *ierror = MPI_ERR_BUFFER; /* more data than the section has elements */
+        return 1;
+    }
+    /* The byte offset of each element used, walking the indices in Fortran order. */
+    MPI_Count *offsets = malloc(sizeof *offsets * (size_t)needed);
+    CFI_index_t idx[CFI_MAX_RANK] = {0};
+    if (!offsets) {
+        *ierror = MPI_ERR_NO_MEM;
+        return 1;
+    }
+    for (MPI_Count k = 0; k < needed; k++) {
+        MPI_Count off = 0;
+        for (int d = 0; d < desc->rank; d++)
+            off += (MPI_Count)(idx[d] * desc->dim[d].sm);
+        offsets[k] = off;
+        for (int d = 0; d < desc->rank && ++idx[d] == desc->dim[d].extent; d++)
+            idx[d] = 0;
+    }
+    int err = MPI_Type_create_hindexed_block_c(needed, per_elem, offsets, dtype, tmp);
+    free(offsets);
+    if (err == MPI_SUCCESS)
+        err = MPI_Type_commit(tmp);
+    if (err != MPI_SUCCESS) {
+        *ierror = err;
+        return 1;
+    }
+    *count_out = 1;
+    *dtype_out = *tmp;
+    return 0;
 }
 
 /* The value Fortran gets for an attribute. Attributes Fortran sets are integers stored as the

@@ -50,7 +50,7 @@ program f08
   integer :: fstatus(MPI_STATUS_SIZE)
   type(MPI_Request) :: reqs(2), many(40)
   type(MPI_Status) :: statuses(3)
-  integer :: idx, outcount, indices(3), big(40)
+  integer :: idx, outcount, indices(3), big(40), k, sec(9, 9), sec2(9, 9)
   type(MPI_Datatype) :: column
   type(MPI_Op) :: op
   double precision :: a(10), b(10), grid(4, 3), col(4)
@@ -157,6 +157,36 @@ program f08
   call check_dbl('MPI_Bcast of a vector type', grid(3, 3), 11.0d0)
   call MPI_Type_free(column)
   if (column /= MPI_DATATYPE_NULL) call mt_fail('MPI_Type_free did not null the handle')
+
+  ! array sections with gaps (TYPE(*), DIMENSION(..)): sent and received in place, nonblocking
+  do i = 1, 9
+    sec(:, i) = [(100 * i + k, k = 1, 9)]
+  end do
+  sec2 = -1
+  call MPI_Irecv(sec2(:, 1:5:2), 27, MPI_INTEGER, rank, 21, dup, reqs(1))
+  call MPI_Isend(sec(:, 2:6:2), 27, MPI_INTEGER, rank, 21, dup, reqs(2))
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+  do i = 1, 3
+    do k = 1, 9
+      call check_int('section received', sec2(k, 2 * i - 1), 100 * (2 * i) + k)
+    end do
+    call check_int('no write between the columns of the section', sec2(5, 2 * i), -1)
+  end do
+  b = 0
+  call MPI_Sendrecv(a, 10, MPI_DOUBLE_PRECISION, rank, 22, b(10:1:-1), 10, MPI_DOUBLE_PRECISION, &
+                    rank, 22, dup, MPI_STATUS_IGNORE)                 ! a reversed section
+  call check_dbl('received into a reversed section', b(10), a(1))
+  call check_dbl('received into a reversed section (last)', b(1), a(10))
+  grid = 0
+  if (rank == 0) grid(2, :) = [7d0, 8d0, 9d0]
+  call MPI_Bcast(grid(2, :), 3, MPI_DOUBLE_PRECISION, 0, dup)     ! a row: stride 4
+  call check_dbl('MPI_Bcast into a row', grid(2, 3), 9d0)
+  call check_dbl('MPI_Bcast left the next row alone', grid(3, 3), 0d0)
+  call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN)
+  call MPI_Send(sec(1, 1:3), 5, MPI_INTEGER, rank, 23, dup, ierr)  ! 5 integers, 3 elements
+  call MPI_Error_class(ierr, errclass)
+  call check_int('more data than the section holds', errclass, MPI_ERR_BUFFER)
+  call MPI_Comm_set_errhandler(dup, MPI_ERRORS_ARE_FATAL)
 
   ! collectives
   total = rank
