@@ -1,10 +1,11 @@
 """Module mpi_f08 for gen_fortran.py: the handle types, TYPE(MPI_Status), the constants with
-their types, the callbacks' abstract interfaces, and one module procedure per procedure (and per
-large-count form), all from the Forum's Fortran 2008 declarations.
+their types, the callbacks' abstract interfaces, and one specific procedure per procedure and
+large-count form, all from the Forum's Fortran 2008 declarations.
 
-Each module procedure (MPI_Send_f08ts, MPI_Send_c_f08ts for the MPI_Count form, behind the
-generic name MPI_Send) calls an entry point of libmpifort_abi, passing its handles as they are: a
-TYPE(MPI_Comm) is one INTEGER in a BIND(C) type, so its address is that of the INTEGER `use mpi`
+Each specific procedure (MPI_Send_f08ts, MPI_Send_c_f08ts for the MPI_Count form, behind the
+generic name MPI_Send; PMPI_Send_f08ts and so on behind PMPI_Send) is an external procedure, so
+a profiling tool can define its own, and calls an entry point of libmpifort_abi, passing its
+handles as they are: a TYPE(MPI_Comm) is one INTEGER in a BIND(C) type, so its address is that of the INTEGER `use mpi`
 passes, and TYPE(MPI_Status) is the same eight INTEGERs. The optional ierror is set only when
 present. Where every choice buffer comes with its count and datatype (ts_capable), buffers are
 TYPE(*), DIMENSION(..) and the entry point is pmpi_send_ts, called through BIND(C) with C
@@ -17,6 +18,7 @@ those take sections too.
 
 import re
 
+PROC_CHUNKS = 4  # files the specific procedures are written to (src/fortran/CMakeLists.txt lists them)
 HANDLE_TYPES = ["Comm", "Datatype", "Errhandler", "File", "Group", "Info", "Message", "Op",
                 "Request", "Session", "Win"]
 # C type of a predefined handle -> its Fortran 2008 type
@@ -138,9 +140,10 @@ def c_entry_decls(types, ts=False):
 
 
 def emit_procedure(expr, specific, c_symbol, wrap):
-    """(private interface of the entry point, module procedure, generic name, specific name) for
-    one form. A procedure whose buffers can be assumed-rank calls the BIND(C) entry point
-    pmpi_x_ts and its specific name ends in ts (MPI_Send_f08ts), as the standard names them."""
+    """For one form of one procedure: (the entry point's interface, the external procedure
+    `specific` and its profiling twin P`specific`, the interface body of each, the generic name,
+    the specific name). A procedure whose buffers can be assumed-rank calls the BIND(C) entry
+    point pmpi_x_ts and its specific name ends in ts (MPI_Send_f08ts), as the standard names it."""
     ftype, name, args, uses, decls = parse(expr)
     types = arg_types(decls)
     ts = ts_capable(expr)
@@ -160,38 +163,51 @@ def emit_procedure(expr, specific, c_symbol, wrap):
     entry += c_entry_decls(types, ts)
     entry.append(f"END {kind}")
 
-    body = [f"{kind} {specific}({', '.join(args)})" + (f" RESULT(res)" if ftype else "")]
-    body += uses
-    if ftype:
-        body.append(f"{ftype} :: res")
-    body += wrapper_decls(types, ts)
-    call_args = []
-    for a in args:
-        base = types[a][0]
-        call_args.append("ierror_c" if a == "ierror" else a)
-    if ftype:
-        body.append(f"res = {c_symbol}({', '.join(call_args)})")
-    else:
-        if has_ierror:
-            body.append("INTEGER :: ierror_c")
-        body.append(f"CALL {c_symbol}({', '.join(call_args)})")
-        if has_ierror:
-            body.append("IF (PRESENT(ierror)) ierror = ierror_c")
-    body.append(f"END {kind} {specific}")
-    return [wrap(l, "    ") for l in entry], [wrap(l, "  ") for l in body], name, specific
+    def head(proc_name):
+        return [f"{kind} {proc_name}({', '.join(args)})" + (" RESULT(res)" if ftype else "")]
+
+    spec = ([f"{ftype} :: res"] if ftype else []) + wrapper_decls(types, ts)
+    call_args = ["ierror_c" if a == "ierror" else a for a in args]
+    procs, bodies = [], []
+    for proc_name in (specific, "P" + specific):
+        body = head(proc_name) + list(uses) + ["USE mpi_f08_types", f"USE mpi_f08_entries, ONLY : {c_symbol}",
+                                               "IMPLICIT NONE"]
+        body += spec
+        if ftype:
+            body.append(f"res = {c_symbol}({', '.join(call_args)})")
+        else:
+            if has_ierror:
+                body.append("INTEGER :: ierror_c")
+            body.append(f"CALL {c_symbol}({', '.join(call_args)})")
+            if has_ierror:
+                body.append("IF (PRESENT(ierror)) ierror = ierror_c")
+        body.append(f"END {kind} {proc_name}")
+        procs += [wrap(l, "  " if i else "") for i, l in enumerate(body)]
+        iface = head(proc_name) + list(uses) + ["IMPORT"] + spec + [f"END {kind} {proc_name}"]
+        bodies.append([wrap(l, "      ") for l in iface])
+    return [wrap(l, "    ") for l in entry], procs, bodies, name, specific
 
 
-def emit_module(abi, consts, procs, sentinels, predefined, callbacks, wrap):
-    """procs: [(Forum procedure, has _c form)]; returns the text of mpi_f08.f90."""
-    head = ["! mpi_f08.f90: module mpi_f08 (use mpi_f08) of Courier MPI: the handle types,",
-            "! TYPE(MPI_Status), the constants, and a procedure per MPI procedure and large-count",
-            "! form, calling libmpifort_abi's entry points. Generated by gen/gen_fortran.py",
-            "! (gen/fortran_f08.py). Do not edit.",
-            "module mpi_f08",
-            "  use, intrinsic :: iso_c_binding, only : c_ptr",
-            "  implicit none",
-            "  private :: c_ptr"]
-    spec, contains, generics = [], [], {}
+def emit_files(abi, consts, procs, sentinels, predefined, callbacks, wrap):
+    """procs: [(Forum procedure, Fortran 2008 expression of its _c form or None)]. Returns
+    {file: text} for the sources of mpi_f08:
+      mpi_f08_types.f90    module mpi_f08_types: handle types, TYPE(MPI_Status), constants,
+                           sentinels, the callbacks' abstract interfaces, ==, /=, MPI_Sizeof;
+      mpi_f08_entries.f90  module mpi_f08_entries: the interfaces of libmpifort_abi's entry
+                           points as the procedures below call them;
+      mpi_f08_procs_N.f90  the specific procedures (MPI_Send_f08ts, MPI_Send_c_f08ts, ...) and
+                           their profiling twins (PMPI_Send_f08ts, ...), external procedures as the
+                           standard's profiling interface needs: a tool defines MPI_Send_f08ts
+                           and calls PMPI_Send;
+      mpi_f08.f90          module mpi_f08: mpi_f08_types, and the generic names MPI_X and PMPI_X
+                           with the explicit interfaces of their specific procedures."""
+    types_mod = ["! mpi_f08_types.f90: the types, constants and operators of mpi_f08 (module mpi_f08_types).",
+                 "! Generated by gen/gen_fortran.py (gen/fortran_f08.py). Do not edit.",
+                 "module mpi_f08_types",
+                 "  use, intrinsic :: iso_c_binding, only : c_ptr",
+                 "  implicit none",
+                 "  private :: c_ptr"]
+    spec = []
     for t in HANDLE_TYPES:
         spec += [f"  type, bind(c) :: MPI_{t}", "    integer :: MPI_VAL", f"  end type MPI_{t}"]
     spec += ["  type, bind(c) :: MPI_Status",
@@ -210,7 +226,6 @@ def emit_module(abi, consts, procs, sentinels, predefined, callbacks, wrap):
             decl = decl.replace("INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)", "type(MPI_Status) MPI_STATUS_IGNORE")
             decl = decl.replace("INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)", "type(MPI_Status) MPI_STATUSES_IGNORE(1)")
         spec += [f"  {decl}", f"  common /{block}/ {name}"]
-    # callbacks
     spec.append("  abstract interface")
     for cb in callbacks:
         ftype, name, args, uses, decls = parse_callback(cb)
@@ -222,56 +237,75 @@ def emit_module(abi, consts, procs, sentinels, predefined, callbacks, wrap):
     spec.append("  end interface")
     for fn, iface in predefined:
         spec.append(f"  procedure({iface}) :: {fn}")
-    # operators
     ops = []
-    for t in HANDLE_TYPES:
-        for op, sym in (("eq", "=="), ("ne", "/=")):
-            f = f"mpi_{t.lower()}_{op}"
-            generics.setdefault(f"operator({sym})", []).append(f)
+    for op, sym in (("eq", "=="), ("ne", "/=")):
+        fs = [f"mpi_{t.lower()}_{op}" for t in HANDLE_TYPES]
+        spec += [f"  interface operator({sym})", wrap("module procedure " + ", ".join(fs), "    "),
+                 "  end interface"]
+        for t, f in zip(HANDLE_TYPES, fs):
             ops += [f"  elemental logical function {f}(a, b)",
                     f"    type(MPI_{t}), intent(in) :: a, b",
                     f"    {f} = a%MPI_VAL {sym} b%MPI_VAL",
                     f"  end function {f}"]
-    entries = []
+    spec += ["  interface MPI_Sizeof", "    module procedure MPI_Sizeof_f08", "  end interface"]
+    ops += ["  subroutine MPI_Sizeof_f08(x, size, ierror)",
+            "    class(*), intent(in) :: x(..)",
+            "    integer, intent(out) :: size",
+            "    integer, optional, intent(out) :: ierror",
+            "    size = int(storage_size(x) / 8)",
+            "    if (present(ierror)) ierror = MPI_SUCCESS",
+            "  end subroutine MPI_Sizeof_f08"]
+    types_text = types_mod + spec + ["contains"] + ops + ["end module mpi_f08_types"]
+
+    entries, externals, generics = [], [], {}
     for proc, big_expr in procs:
         base = proc._parseset["name"]
-        e, b, name, specific = emit_procedure(proc.express.f08, f"{base}_f08", "P" + base.upper(), wrap)
-        entries += e
-        contains += b
-        generics.setdefault(name, []).append(specific)
+        forms = [(proc.express.f08, f"{base}_f08", "P" + base.upper())]
         if big_expr is not None:
-            e, b, bname, specific = emit_procedure(big_expr, f"{base}_c_f08", "P" + base.upper() + "_C", wrap)
+            forms.append((big_expr, f"{base}_c_f08", "P" + base.upper() + "_C"))
+        for expr, specific, c_symbol in forms:
+            e, x, bodies, gname, spec_name = emit_procedure(expr, specific, c_symbol, wrap)
             entries += e
-            contains += b
-            if bname == name and signature(big_expr) == signature(proc.express.f08):
+            externals += x + [""]
+            if expr is big_expr and signature(big_expr) == signature(proc.express.f08) \
+                    and gname == parse(proc.express.f08)[1]:
                 # MPI_COUNT_KIND is MPI_ADDRESS_KIND here: the two forms of MPI_Type_get_extent
                 # cannot share a generic name, so the large one is only MPI_Type_get_extent_c.
-                bname = name + "_c"
-            generics.setdefault(bname, []).append(specific)
-    spec.append("  interface")
-    spec += entries
-    spec.append("  end interface")
-    # The entry points are the module's business, not the program's; but PMPI_Wtime and
-    # PMPI_Wtick take no ierror, so their entry points are the profiling names as they are.
-    for l in entries:
-        if l.lstrip().startswith(("SUBROUTINE", "FUNCTION")):
-            entry = l.split()[1].split("(")[0]
-            if entry not in ("PMPI_WTIME", "PMPI_WTICK"):
-                spec.append("  private :: " + entry)
+                gname += "_c"
+            generics.setdefault(gname, []).append((spec_name, bodies[0]))
+            generics.setdefault("P" + gname, []).append(("P" + spec_name, bodies[1]))
+    entries_text = ["! mpi_f08_entries.f90: libmpifort_abi's entry points as mpi_f08's procedures call them",
+                    "! (module mpi_f08_entries). Generated by gen/gen_fortran.py (gen/fortran_f08.py).",
+                    "module mpi_f08_entries", "  use mpi_f08_types", "  implicit none", "  interface"] \
+        + entries + ["  end interface", "end module mpi_f08_entries"]
+    # The procedures go to PROC_CHUNKS files, compiled in parallel (each procedure USEs the
+    # modules, which costs more than the procedure itself); a file ends between procedures.
+    chunks = [[] for _ in range(PROC_CHUNKS)]
+    per = (len(externals) + PROC_CHUNKS - 1) // PROC_CHUNKS
+    for k, line in enumerate(externals):
+        chunks[min(k // per, PROC_CHUNKS - 1)].append(line)
+    for i in range(PROC_CHUNKS - 1):
+        while chunks[i] and chunks[i][-1] != "":
+            chunks[i + 1].insert(0, chunks[i].pop())
+    mod = ["! mpi_f08.f90: module mpi_f08 (use mpi_f08) of Courier MPI: the types and constants",
+           "! (mpi_f08_types) and the generic names of every procedure and its profiling twin.",
+           "! Generated by gen/gen_fortran.py (gen/fortran_f08.py). Do not edit.",
+           "module mpi_f08", "  use mpi_f08_types", "  implicit none"]
     for g, specifics in generics.items():
-        spec.append(f"  interface {g}")
-        spec.append(wrap("module procedure " + ", ".join(specifics), "    "))
-        spec.append(f"  end interface")
-    sizeof = ["  subroutine MPI_Sizeof_f08(x, size, ierror)",
-              "    class(*), intent(in) :: x(..)",
-              "    integer, intent(out) :: size",
-              "    integer, optional, intent(out) :: ierror",
-              "    size = int(storage_size(x) / 8)",
-              "    if (present(ierror)) ierror = MPI_SUCCESS",
-              "  end subroutine MPI_Sizeof_f08"]
-    spec += ["  interface MPI_Sizeof", "    module procedure MPI_Sizeof_f08", "  end interface"]
-    text = head + spec + ["contains"] + ops + contains + sizeof + ["end module mpi_f08"]
-    return "\n".join(text) + "\n"
+        mod.append(f"  interface {g}")
+        for _, body in specifics:
+            mod += body
+        mod.append("  end interface")
+    mod.append("end module mpi_f08")
+    out = {"mpi_f08_types.f90": "\n".join(types_text) + "\n",
+           "mpi_f08_entries.f90": "\n".join(entries_text) + "\n",
+           "mpi_f08.f90": "\n".join(mod) + "\n"}
+    for i, chunk in enumerate(chunks):
+        out[f"mpi_f08_procs_{i}.f90"] = "\n".join(
+            [f"! mpi_f08_procs_{i}.f90: specific procedures of mpi_f08 and their profiling twins "
+             f"({i + 1} of {PROC_CHUNKS}).", "! Generated by gen/gen_fortran.py (gen/fortran_f08.py). Do not edit."]
+            + chunk) + "\n"
+    return out
 
 
 def signature(expr):

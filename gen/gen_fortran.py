@@ -662,10 +662,11 @@ def main():
         "mpif.h": emit_mpif_h(consts),
         "mpi_constants.f90": emit_constants_module(consts),
         "mpi.f90": emit_mpi_module(procs),
-        "mpi_f08.f90": fortran_f08.emit_module(abi, consts, f08_procs, SENTINELS, f08_predefined(),
-                                               f08_callbacks(), wrap_f08),
+
         "fortran_bindings.c": emit_bindings_c(pairs),
     }
+    files.update(fortran_f08.emit_files(abi, consts, f08_procs, SENTINELS, f08_predefined(),
+                                        f08_callbacks(), wrap_f08))
     for fn, text in files.items():
         path = os.path.join(outdir, fn)
         old = open(path).read() if os.path.exists(path) else None
