@@ -128,6 +128,17 @@ def fortran_wrapper_queries(a, tmp):
 
 
 @case
+def fortran_pkg_config(a, tmp):
+    """pkg-config courier-fort gives what gfortran needs for use mpi_f08 (and mpi, mpif.h)."""
+    env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(a.build, "lib", "pkgconfig"))
+    flags = sh(["pkg-config", "--cflags", "--libs", "courier-fort"], env=env).split()
+    assert "-lmpifort_abi" in flags and "-lmpi_abi" in flags, flags
+    exe = os.path.join(tmp, "hello_f08_pc")
+    sh(["gfortran", "-o", exe, os.path.join(HERE, "hello_f08.f90"), *flags, f"-Wl,-rpath,{a.build}/lib"], cwd=tmp)
+    run_job(a.bin, exe, 2, r"Fortran2008 rank (\d+) of 2")
+
+
+@case
 def fortran_cmake_find_package(a, tmp):
     bdir = os.path.join(tmp, "cmake-build")
     env = dict(os.environ, PATH=a.bin + os.pathsep + os.environ["PATH"])
