@@ -377,7 +377,13 @@ def convert(func, p, q, names):
     if p.kind in ("ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10"):
         ftype = "MPI_Aint" if p.kind == "ATTRIBUTE_VAL" else "cr_fint"
         c.fdecl = f"{ftype} *{n}"
-        if p.direction == "in":
+        if p.direction == "in" and p.kind == "ATTRIBUTE_VAL":
+            # C sees a pointer to the value (MPI 5.0 19.3.7): a cell (src/fortran/attrs.c)
+            c.pre.append(f"void *{n}_c = cr_f_attr_cell(*{n});")
+            c.pre.append(f"if (!{n}_c) {{ cr_f_nomem(ierror_p); return; }}")
+            c.arg = f"{n}_c"
+            c.post.append(f"if (*ierror_p != MPI_SUCCESS) cr_f_attr_free({n}_c);")
+        elif p.direction == "in":  # MPI_ATTR_PUT (MPI-1): the INTEGER as the pointer's value
             c.arg = f"(void *)(intptr_t)*{n}"
         else:
             obj = {"Comm": "comm", "Type": "type", "Win": "win"}.get(func.base.split("_")[1], "comm")

@@ -4,7 +4,7 @@
  *
  * Each registration keeps its Fortran procedures and extra_state in a record the C library holds
  * as its extra_state, and a C trampoline calls the Fortran procedure with every argument by
- * reference and the handle as its INTEGER. Keyval records live as long as the process (a keyval
+ * reference, the handle as its INTEGER and the value out of its cell (attrs.c). Keyval records live as long as the process (a keyval
  * can be freed while attributes still use it, and C does not say when it is gone); they stay on
  * a list so that they are never lost memory. A generalized request's record dies with it. */
 #include "fortran.h"
@@ -95,35 +95,45 @@ static cr_f_keyval *keyval_record(cr_f_procedure copy, cr_f_procedure del, MPI_A
     return k;
 }
 
-/* Calls the Fortran copy function for an object whose Fortran handle is `obj`. */
+/* Calls the Fortran copy function for an object whose Fortran handle is `obj`. A value Fortran
+ * set is a cell (attrs.c): the function gets what it holds, and a copied value gets a cell of its
+ * own. MPI_KEYVAL_CREATE's functions take and give default INTEGERs, stored as the pointer. */
 static int keyval_copy(cr_f_keyval *k, cr_fint obj, int keyval, void *in, void *out, int *flag)
 {
     cr_fint kv = keyval, f = 0, ierr = MPI_SUCCESS;
+    MPI_Aint vin = (MPI_Aint)(intptr_t)in, vout = 0;
+    bool cell = cr_f_attr_is_cell(in, &vin);
     if (k->mpi1) {
-        cr_fint extra = (cr_fint)k->extra, vin = (cr_fint)(intptr_t)in, vout = 0;
-        k->copy(&obj, &kv, &extra, &vin, &vout, &f, &ierr);
-        if (f)
-            *(void **)out = (void *)(intptr_t)vout;
+        cr_fint extra = (cr_fint)k->extra, in32 = (cr_fint)vin, out32 = 0;
+        k->copy(&obj, &kv, &extra, &in32, &out32, &f, &ierr);
+        vout = out32;
     } else {
-        MPI_Aint vin = (MPI_Aint)(intptr_t)in, vout = 0;
         k->copy(&obj, &kv, &k->extra, &vin, &vout, &f, &ierr);
-        if (f)
-            *(void **)out = (void *)(intptr_t)vout;
     }
     *flag = f != 0;
+    if (f) {
+        void *v = cell || !k->mpi1 ? cr_f_attr_cell(vout) : (void *)(intptr_t)vout;
+        if (!v)
+            return MPI_ERR_NO_MEM;
+        *(void **)out = v;
+    }
     return ierr;
 }
 
+/* Calls the Fortran delete function with the value, then frees the value's cell. */
 static int keyval_delete(cr_f_keyval *k, cr_fint obj, int keyval, void *value)
 {
     cr_fint kv = keyval, ierr = MPI_SUCCESS;
+    MPI_Aint v = (MPI_Aint)(intptr_t)value;
+    bool cell = cr_f_attr_is_cell(value, &v);
     if (k->mpi1) {
-        cr_fint extra = (cr_fint)k->extra, v = (cr_fint)(intptr_t)value;
-        k->del(&obj, &kv, &v, &extra, &ierr);
+        cr_fint extra = (cr_fint)k->extra, v32 = (cr_fint)v;
+        k->del(&obj, &kv, &v32, &extra, &ierr);
     } else {
-        MPI_Aint v = (MPI_Aint)(intptr_t)value;
         k->del(&obj, &kv, &v, &k->extra, &ierr);
     }
+    if (cell)
+        cr_f_attr_free(value);
     return ierr;
 }
 
@@ -140,9 +150,9 @@ TRAMPOLINES(comm, MPI_Comm, Comm)
 TRAMPOLINES(type, MPI_Datatype, Type)
 TRAMPOLINES(win, MPI_Win, Win)
 
-/* The C procedure gets the C library's own predefined functions for Fortran's predefined ones,
- * the trampolines otherwise. */
-#define CREATE_KEYVAL(obj, OBJ, Obj, Type)                                                         \
+/* The C library always calls the trampolines, even for Fortran's predefined functions (which are
+ * real functions above): the trampolines also make and free the cells of the values. */
+#define CREATE_KEYVAL(obj, Obj)                                                                    \
     void pmpi_##obj##_create_keyval_(cr_f_procedure copy, cr_f_procedure del, cr_fint *keyval,     \
                                      MPI_Aint *extra, cr_fint *ierror)                             \
     {                                                                                              \
@@ -151,21 +161,13 @@ TRAMPOLINES(win, MPI_Win, Win)
             cr_f_nomem(ierror);                                                                    \
             return;                                                                                \
         }                                                                                          \
-        MPI_##Type##_copy_attr_function *c = obj##_copy_trampoline;                               \
-        if (copy == (cr_f_procedure)mpi_comm_null_copy_fn_)                                        \
-            c = MPI_##OBJ##_NULL_COPY_FN;                                                          \
-        else if (copy == (cr_f_procedure)mpi_comm_dup_fn_)                                         \
-            c = MPI_##OBJ##_DUP_FN;                                                                \
-        MPI_##Type##_delete_attr_function *d = obj##_delete_trampoline;                           \
-        if (del == (cr_f_procedure)mpi_comm_null_delete_fn_)                                       \
-            d = MPI_##OBJ##_NULL_DELETE_FN;                                                        \
-        *ierror = MPI_##Obj##_create_keyval(c, d, keyval, k);                                      \
+        *ierror = MPI_##Obj##_create_keyval(obj##_copy_trampoline, obj##_delete_trampoline, keyval, k); \
     }                                                                                              \
     extern __typeof__(pmpi_##obj##_create_keyval_) mpi_##obj##_create_keyval_                     \
         __attribute__((weak, alias("pmpi_" #obj "_create_keyval_")));
-CREATE_KEYVAL(comm, COMM, Comm, Comm)
-CREATE_KEYVAL(type, TYPE, Type, Type)
-CREATE_KEYVAL(win, WIN, Win, Win)
+CREATE_KEYVAL(comm, Comm)
+CREATE_KEYVAL(type, Type)
+CREATE_KEYVAL(win, Win)
 
 void pmpi_keyval_create_(cr_f_procedure copy, cr_f_procedure del, cr_fint *keyval, cr_fint *extra, cr_fint *ierror)
 {
@@ -174,15 +176,7 @@ void pmpi_keyval_create_(cr_f_procedure copy, cr_f_procedure del, cr_fint *keyva
         cr_f_nomem(ierror);
         return;
     }
-    MPI_Comm_copy_attr_function *c = comm_copy_trampoline;
-    if (copy == (cr_f_procedure)mpi_null_copy_fn_)
-        c = MPI_COMM_NULL_COPY_FN;
-    else if (copy == (cr_f_procedure)mpi_dup_fn_)
-        c = MPI_COMM_DUP_FN;
-    MPI_Comm_delete_attr_function *d = comm_delete_trampoline;
-    if (del == (cr_f_procedure)mpi_null_delete_fn_)
-        d = MPI_COMM_NULL_DELETE_FN;
-    *ierror = MPI_Comm_create_keyval(c, d, keyval, k);
+    *ierror = MPI_Comm_create_keyval(comm_copy_trampoline, comm_delete_trampoline, keyval, k);
 }
 extern __typeof__(pmpi_keyval_create_) mpi_keyval_create_ __attribute__((weak, alias("pmpi_keyval_create_")));
 

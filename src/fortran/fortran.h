@@ -100,6 +100,10 @@ int cr_f_section(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype dtype, v
                  MPI_Datatype *dtype_out, MPI_Datatype *tmp, cr_fint *ierror);
 
 enum { CR_F_ATTR_COMM, CR_F_ATTR_TYPE, CR_F_ATTR_WIN };
+/* Attribute values Fortran sets (attrs.c). */
+void *cr_f_attr_cell(MPI_Aint value);
+_Bool cr_f_attr_is_cell(const void *p, MPI_Aint *value);
+void cr_f_attr_free(void *p);
 MPI_Aint cr_f_attr_value(int objkind, int keyval, void *value);
 int cr_f_neighbor_count(MPI_Comm comm, int outgoing);
 int cr_f_group_size(MPI_Comm comm);

@@ -118,10 +118,13 @@ int cr_f_section(const CFI_cdesc_t *desc, MPI_Count count, MPI_Datatype dtype, v
     return 0;
 }
 
-/* The value Fortran gets for an attribute. Attributes Fortran sets are integers stored as the
- * C pointer's value; the predefined ones point at the value in C, and Fortran gets the value. */
+/* The value Fortran gets for an attribute: what its cell holds when Fortran set it (attrs.c);
+ * the value itself for the predefined ones (C points at it); else C's pointer, as an address. */
 MPI_Aint cr_f_attr_value(int objkind, int keyval, void *value)
 {
+    MPI_Aint v;
+    if (cr_f_attr_is_cell(value, &v))
+        return v;
     if (objkind == CR_F_ATTR_COMM) {
         if (keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL ||
             keyval == MPI_UNIVERSE_SIZE || keyval == MPI_LASTUSEDCODE || keyval == MPI_APPNUM)
