@@ -95,13 +95,19 @@ static int credit_progress(void)
 
 /* ----------------------------------------------------------------- sending frames */
 
+/* The payload of a control frame: RTS carries the sender's data address (one word), SPLIT the
+ * receiver's buffer, and the offset and length of the part the sender writes (three). */
+typedef struct ctl_words {
+    uint64_t w[3];
+} ctl_words;
+
 /* A frame waiting for room towards its destination. `req`, when set, is a send whose protocol
  * step this is: its data is read when the frame finally goes. */
 typedef struct outq_item {
     struct outq_item *next;
     cr_penv env;
     cr_request *req;
-    uint64_t addr; /* RTS payload */
+    ctl_words words; /* RTS, SPLIT payload */
 } outq_item;
 
 static struct {
@@ -114,14 +120,14 @@ static inline bool oq_empty(int dst)
     return OQ.head[dst] == NULL;
 }
 
-static void oq_push(int dst, const cr_penv *env, cr_request *req, uint64_t addr)
+static void oq_push(int dst, const cr_penv *env, cr_request *req, const ctl_words *words)
 {
     outq_item *it = malloc(sizeof *it);
     if (!it) {
         fprintf(stderr, "Courier: out of memory queueing a message\n");
         abort();
     }
-    *it = (outq_item){NULL, *env, req, addr};
+    *it = (outq_item){NULL, *env, req, words ? *words : (ctl_words){{0}}};
     if (OQ.head[dst])
         OQ.tail[dst]->next = it;
     else {
@@ -162,13 +168,15 @@ static bool send_piece(int dst, const cr_penv *env, const cr_request *r, uint64_
 }
 
 /* Tries to put one frame on the wire. DATA frames send the next chunk of their request. */
-static bool try_send(int dst, cr_penv *env, cr_request *req, uint64_t addr)
+static bool try_send(int dst, cr_penv *env, cr_request *req, const ctl_words *words)
 {
     switch (env->type) {
     case P_EAGER:
         return send_piece(dst, env, req, 0, req->bytes);
     case P_RTS:
-        return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, &addr, sizeof addr, NULL, 0);
+        return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, words->w, sizeof words->w[0], NULL, 0);
+    case P_SPLIT:
+        return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, words->w, sizeof words->w, NULL, 0);
     case P_DATA:
     case P_LONG: {
         cr_request *r = req;
@@ -203,16 +211,16 @@ static inline bool completes_send(const cr_penv *env, const cr_request *req)
 }
 
 /* Sends a frame now if its turn has come and there is room, else queues it. */
-static void send_frame(int dst, cr_penv *env, cr_request *req, uint64_t addr)
+static void send_frame(int dst, cr_penv *env, cr_request *req, const ctl_words *words)
 {
-    if (oq_empty(dst) && try_send(dst, env, req, addr)) {
+    if (oq_empty(dst) && try_send(dst, env, req, words)) {
         if (is_stream(env) && req->offset < req->bytes)
-            oq_push(dst, env, req, 0); /* the rest of the stream */
+            oq_push(dst, env, req, NULL); /* the rest of the stream */
         else if (completes_send(env, req))
             send_done(req);
         return;
     }
-    oq_push(dst, env, req, addr);
+    oq_push(dst, env, req, words);
 }
 
 /* Progress hook: drains the pending frames of every destination, in order. */
@@ -224,7 +232,7 @@ static int oq_progress(void)
     for (int dst = 0; dst < cr_rt.size; dst++) {
         outq_item *it;
         while ((it = OQ.head[dst]) != NULL) {
-            if (!try_send(dst, &it->env, it->req, it->addr))
+            if (!try_send(dst, &it->env, it->req, &it->words))
                 break;
             sent++;
             if (is_stream(&it->env) && it->req->offset < it->req->bytes)
@@ -276,7 +284,7 @@ static inline uint64_t capacity_of(const cr_request *r)
 static void control(int dst, uint8_t type, uint64_t a, uint64_t b)
 {
     cr_penv env = {.type = type, .a = a, .b = b};
-    send_frame(dst, &env, NULL, 0);
+    send_frame(dst, &env, NULL, NULL);
 }
 
 /* ----------------------------------------------------------------- receiving */
@@ -318,7 +326,63 @@ static int pull(cr_request *r, int world_src, uint64_t addr, uint64_t n)
     return 0;
 }
 
-/* The rendezvous receive: pull the data with one copy, or ask for it to be streamed. */
+/* Asks the sender of the matched rendezvous r (bytes, remote, status source and tag set) to
+ * stream the whole message in DATA frames. */
+static void stream_ask(cr_request *r)
+{
+    r->proto = P_CTS;
+    r->offset = 0;
+    control(r->world_peer, P_CTS, (uintptr_t)r, r->remote);
+}
+
+/* Below this, a shared copy saves less than the extra message costs (SPLIT_DONE, after which
+ * the receiver answers FIN): the receiver's part alone would take under about 3 us. */
+enum { SPLIT_MIN = 64 << 10 };
+
+/* The shared copy of a rendezvous of n bytes into r's contiguous buffer: SPLIT asks the sender
+ * to write the back part, while the receiver reads the front part. The receive completes on
+ * SPLIT_DONE (on_split_done). The boundary is a page boundary of the receive buffer, so the two
+ * processes never pin the same page. */
+static void split_receive(cr_request *r, int world_src, uint64_t addr, uint64_t n)
+{
+    char *rbuf = (char *)r->buf + r->dt->true_lb;
+    uint64_t from = (((uintptr_t)rbuf + n / 2) & ~(uintptr_t)4095) - (uintptr_t)rbuf; /* > 0: n >= SPLIT_MIN */
+    r->proto = P_SPLIT;
+    ctl_words w = {{(uintptr_t)rbuf, from, n - from}};
+    cr_penv env = {.type = P_SPLIT, .a = (uintptr_t)r, .b = r->remote};
+    send_frame(world_src, &env, NULL, &w);
+    struct iovec l = {rbuf, from}, rem = {(void *)(uintptr_t)addr, from};
+    r->offset = cr_xport_read(world_src, &l, 1, &rem, 1) != 0; /* 1: our part failed */
+}
+
+/* The sender's part of a shared copy (SPLIT from the receiver). */
+static void on_split(const cr_xframe *f, const cr_penv *env)
+{
+    cr_request *s = (cr_request *)(uintptr_t)env->b;
+    ctl_words w;
+    cr_xframe_copy(f, w.w, 0, sizeof w.w);
+    struct iovec l = {(char *)s->buf + s->dt->true_lb + w.w[1], w.w[2]},
+                 rem = {(void *)(uintptr_t)(w.w[0] + w.w[1]), w.w[2]};
+    bool failed = cr_xport_write(f->src, &l, 1, &rem, 1) != 0;
+    control(f->src, P_SPLIT_DONE, env->a, failed);
+}
+
+/* The sender's part of a shared copy is done: the receive completes, and FIN completes the
+ * send; if either part failed (the kernel refused cross-memory attach), the whole message is
+ * streamed instead (the sender is still waiting, for FIN or CTS). */
+static void on_split_done(const cr_penv *env)
+{
+    cr_request *r = (cr_request *)(uintptr_t)env->a;
+    if (CR_UNLIKELY(env->b || r->offset)) {
+        stream_ask(r);
+        return;
+    }
+    control(r->world_peer, P_FIN, 0, r->remote);
+    recv_done(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes, capacity_of(r));
+}
+
+/* The rendezvous receive: pull the data with one copy, share the copy with the sender, or ask
+ * for it to be streamed. */
 static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_t bytes, uint64_t sreq, uint64_t addr)
 {
     uint64_t cap = capacity_of(r), n = CR_MIN(bytes, cap);
@@ -339,13 +403,17 @@ static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_
             return;
         }
     }
-    /* Streamed instead: DATA frames will bring `bytes` bytes (those beyond `cap` are dropped). */
-    r->proto = P_CTS;
-    r->offset = 0;
     r->bytes = bytes;
+    r->remote = sreq;
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
-    control(world_src, P_CTS, (uintptr_t)r, sreq);
+    if (addr && n >= SPLIT_MIN && world_src != cr_rt.rank && cr_dtype_is_contig_n(r->dt, r->count) &&
+        cr_xport_split_preferred(world_src)) {
+        split_receive(r, world_src, addr, n);
+        return;
+    }
+    /* Streamed instead: DATA frames will bring `bytes` bytes (those beyond `cap` are dropped). */
+    stream_ask(r);
 }
 
 /* Stores the first n bytes of frame f's data as bytes [off, off + n) of r's message: copied
@@ -623,11 +691,17 @@ static void on_frame(const cr_xframe *f)
         cr_request *r = (cr_request *)(uintptr_t)env->b;
         cr_penv d = {.type = P_DATA, .b = env->a};
         r->offset = 0;
-        send_frame(f->src, &d, r, 0);
+        send_frame(f->src, &d, r, NULL);
         break;
     }
     case P_DATA:
         stream_receive((cr_request *)(uintptr_t)env->b, f, env->a);
+        break;
+    case P_SPLIT:
+        on_split(f, env);
+        break;
+    case P_SPLIT_DONE:
+        on_split_done(env);
         break;
     case P_CANCEL:
         on_cancel(f, env);
@@ -729,7 +803,7 @@ int cr_pt2pt_send_start(cr_request *r)
         if (r->mode != CR_MODE_SYNC)
             env.b = 0;
         r->proto = P_EAGER;
-        send_frame(dst, &env, r, 0);
+        send_frame(dst, &env, r, NULL);
         return MPI_SUCCESS;
     }
     if (long_eager) {
@@ -739,7 +813,7 @@ int cr_pt2pt_send_start(cr_request *r)
         env.type = P_LONG;
         r->proto = P_LONG;
         r->offset = 0;
-        send_frame(dst, &env, r, 0);
+        send_frame(dst, &env, r, NULL);
         return MPI_SUCCESS;
     }
     /* Rendezvous: the data must stay where the receiver can read it until FIN. */
@@ -747,8 +821,8 @@ int cr_pt2pt_send_start(cr_request *r)
     r->proto = P_RTS;
     /* A non-contiguous buffer offers no address: the receiver asks for the data to be streamed,
      * and each frame is packed straight from the buffer (no copy of the whole message). */
-    uint64_t addr = contig ? (uintptr_t)((char *)r->buf + r->dt->true_lb) : 0;
-    send_frame(dst, &env, r, addr);
+    ctl_words addr = {{contig ? (uintptr_t)((char *)r->buf + r->dt->true_lb) : 0}};
+    send_frame(dst, &env, r, &addr);
     return MPI_SUCCESS;
 }
 
@@ -834,7 +908,7 @@ int cr_pt2pt_cancel(cr_request *r)
     if ((r->proto == P_RTS || (r->proto == P_EAGER && r->mode == CR_MODE_SYNC)) && r->cancel == CANCEL_NONE) {
         r->cancel = CANCEL_ASKED;
         cr_penv env = {.ctx = r->ctx, .type = P_CANCEL, .b = (uintptr_t)r};
-        send_frame(dst, &env, NULL, 0);
+        send_frame(dst, &env, NULL, NULL);
         /* To this process itself, the answer is a round of progress away: take it now, so the
          * first test after MPI_Cancel reports the cancelled send (mpi4py's tests, and users,
          * poll once and then receive the message if it is not cancelled). */

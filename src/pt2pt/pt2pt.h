@@ -9,7 +9,12 @@
  *               When it matches, the receiver copies the data straight out of the sender's
  *               memory (cr_xport_read: one copy), then sends FIN; the sender completes on FIN.
  *               Where that is impossible, the receiver sends CTS instead and the sender
- *               streams the data in DATA frames.
+ *               streams the data in DATA frames. Where both have a core, they share the copy:
+ *               SPLIT {a = receiver request, b = sender request} + {receiver's buffer, offset,
+ *               length} asks the sender to write the back part (cr_xport_write) while the
+ *               receiver reads the front; SPLIT_DONE {a = receiver request, b = 0 or 1 when
+ *               the write failed} answers; the receiver then sends FIN, or CTS when a part
+ *               failed (the whole message is streamed).
  *   long eager  messages a few frames long go without a handshake: LONG {ctx, src, tag,
  *               a = bytes, b = sender request} is matched like an eager message and brings the
  *               first piece, LONG_DATA {a = sender request, b = offset} frames bring the rest
@@ -32,7 +37,8 @@
 #include "req/request.h"
 #include "dt/dtype.h"
 
-enum { P_EAGER = 1, P_RTS, P_FIN, P_ACK, P_CTS, P_DATA, P_CANCEL, P_CANCEL_RESP, P_LONG, P_LONG_DATA, P_CREDIT };
+enum { P_EAGER = 1, P_RTS, P_FIN, P_ACK, P_CTS, P_DATA, P_CANCEL, P_CANCEL_RESP, P_LONG, P_LONG_DATA, P_CREDIT,
+       P_SPLIT, P_SPLIT_DONE };
 enum { PF_SYNC = 1 };
 
 typedef struct cr_penv {

@@ -158,8 +158,14 @@ static bool self_yes(int peer)
     return true;
 }
 
+static bool self_no(int peer)
+{
+    (void)peer;
+    return false;
+}
+
 static const cr_xport_ops self_ops = {"self",    self_send,  self_send_gather, self_max_frame,
-                                      self_read, self_write, self_yes,         self_yes};
+                                      self_read, self_write, self_yes,         self_yes, self_no};
 
 /* ----------------------------------------------------------------- routing */
 
@@ -254,6 +260,12 @@ bool cr_xport_pull_preferred(int peer)
 {
     const route *r = &X.routes[peer];
     return r->ops->pull_preferred(r->peer);
+}
+
+bool cr_xport_split_preferred(int peer)
+{
+    const route *r = &X.routes[peer];
+    return r->ops->split_preferred(r->peer);
 }
 
 void cr_xport_sleep(bool (*ready)(void *), void *arg)

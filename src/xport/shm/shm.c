@@ -65,10 +65,12 @@
 static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start, tune_doorbell;
 CR_TUNABLE(tune_ring_size, COURIER_SHM_RING_SIZE, CR_TUNE_SIZE, "0",
            "bytes of each shared-memory ring between two processes (a power of two, 4K..64M); 0 picks by process count");
-CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|0", 0, 4,
-              "move large messages with one copy through cross-memory attach (process_vm_readv) instead of a "
-              "pipelined copy through the rings; auto does so when processes outnumber cores, and when the sender "
-              "is not inside MPI (it computes after MPI_Isend), so the message moves meanwhile; off never "
+CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|0|split", 0, 5,
+              "how large messages move: with cross-memory attach (process_vm_readv/writev), or in a pipelined "
+              "copy through the rings. on: the receiver copies it all (one copy by one process); split: the "
+              "receiver reads the front half while the sender writes the back half (one copy by two processes); "
+              "off: the pipeline; auto: on when processes outnumber cores or the sender is not inside MPI (it "
+              "computes after MPI_Isend, so the message moves meanwhile), split otherwise "
               "(see doc/design/shm.md)");
 CR_TUNABLE_EX(tune_seq_start, COURIER_DEBUG_SEQ_START, CR_TUNE_INT, "1", NULL, 1, UINT32_MAX,
               "for testing: the first value of the 32-bit frame and collective counters (set just below 2^32 = "
@@ -153,7 +155,8 @@ static struct {
     unsigned joined_seen;    /* our `joined` count when we last read our bitmap */
     bool sleep_mode;
     bool cma_ok;     /* single copy is allowed (not turned off, and not refused by the kernel) */
-    bool cma_prefer; /* and preferred to the pipelined copy whatever the sender does */
+    bool cma_prefer; /* and the receiver copies it all, whatever the sender does */
+    bool split_forced; /* COURIER_SHM_CMA=split: both copy a part, whatever the sender does */
     cr_seg_layout layout; /* the segment's regions */
     bool eventfd_bell; /* our doorbell is the eventfd in our epoll set (xport/wait.h) */
     int *peer_bells;   /* per process: 0 not fetched yet, -1 unreachable, else its eventfd + 1 in our table */
@@ -354,12 +357,13 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t c
         sched_yield();
     bool oversubscribed = node_oversubscribed();
     S.sleep_mode = tune_wait == 2 || (tune_wait == 0 && oversubscribed);
-    /* One copy by the receiver, or two overlapped copies (sender into the ring, receiver out of
-     * it) through a ring that stays in cache? With a core each, the pipeline wins (about twice
-     * the bandwidth measured here); sharing cores, the single copy wins (about four times):
-     * see doc/performance.md. */
+    /* One copy by the receiver alone, or one copy split between the two processes (the
+     * receiver reads the front half, the sender writes the back half)? With a core each, the
+     * split copy is about twice as fast; sharing cores, the receiver alone does the same work
+     * without waiting for the sender to be scheduled: see doc/design/shm.md. */
     S.cma_ok = tune_cma != 2 && tune_cma != 4;
     S.cma_prefer = tune_cma == 1 || tune_cma == 3 || (tune_cma == 0 && oversubscribed);
+    S.split_forced = tune_cma == 5;
     return 0;
 }
 
@@ -431,7 +435,15 @@ static bool peer_active(int local)
 
 static bool shm_pull_preferred(int local)
 {
-    return S.cma_ok && (S.cma_prefer || !peer_active(local));
+    return S.cma_ok && (S.cma_prefer || (!S.split_forced && !peer_active(local)));
+}
+
+/* Asked when the receiver does not pull it all (shm_pull_preferred): then the sender is inside
+ * MPI and has a core of its own, so it copies half; without cross-memory attach, the pipeline. */
+static bool shm_split_preferred(int local)
+{
+    (void)local;
+    return S.cma_ok;
 }
 
 static inline uint64_t cells_for(size_t len)
@@ -763,4 +775,5 @@ static int shm_write(int peer, const struct iovec *liov, int nl, const struct io
 }
 
 const cr_xport_ops cr_shm_ops = {"shm",    shm_send,     shm_send_gather, shm_max_frame,
-                                 shm_read, shm_write,    shm_can_read,    shm_pull_preferred};
+                                 shm_read, shm_write,    shm_can_read,    shm_pull_preferred,
+                                 shm_split_preferred};
