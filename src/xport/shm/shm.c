@@ -171,17 +171,21 @@ static size_t pow2_floor(size_t x)
     return p;
 }
 
-/* Rings shrink as process counts grow, so that all of them together stay near 256 MiB: 256 KiB
- * up to 32 processes, 16 KiB at 128, 4 KiB (frames of under 1 KiB) from 256 on, where the floor
- * lets them grow again: n(n-1) x 4 KiB is 4 GiB at 1024 processes if every pair talks. Only the
- * rings of pairs that talk are ever touched (see the top of this file). */
+/* Rings shrink as process counts grow, so that all of them together stay near 256 MiB: 2 MiB
+ * up to 11 processes, 1 MiB up to 16, 256 KiB up to 32, 16 KiB at 128, 4 KiB (frames of under
+ * 1 KiB) from 256 on, where the floor lets them grow again: n(n-1) x 4 KiB is 4 GiB at 1024
+ * processes if every pair talks. Only the rings of pairs that talk are ever touched (see the
+ * top of this file). Why as large as 2 MiB: a sender that writes ring cells the receiver read
+ * a few messages ago (and still holds in its cache) pays for taking those lines back from the
+ * other core; a ring that takes longer to come round halves the time of 16 KiB to 256 KiB
+ * messages here (doc/design/shm.md). */
 static size_t pick_ring_bytes(int n)
 {
     if (tune_ring_size)
         return (size_t)tune_ring_size;
     size_t pairs = (size_t)n * (size_t)(n - 1);
     size_t r = pow2_floor((256u << 20) / (pairs ? pairs : 1));
-    return CR_MAX((size_t)4096, CR_MIN(r, (size_t)(256 << 10)));
+    return CR_MAX((size_t)4096, CR_MIN(r, (size_t)(2 << 20)));
 }
 
 /* Do the node's processes outnumber the CPUs they may run on, all together? Each process has
