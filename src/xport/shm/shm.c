@@ -443,7 +443,11 @@ static bool shm_pull_preferred(int local)
 }
 
 /* Asked when the receiver does not pull it all (shm_pull_preferred): then the sender is inside
- * MPI and has a core of its own, so it copies half; without cross-memory attach, the pipeline. */
+ * MPI and has a core of its own, so it copies half; without cross-memory attach, the pipeline.
+ * In this machine's fast phases a message that fits in a 2 MiB ring streams through it faster
+ * (24 against 43 us at 512 KiB, 122 against 173 us at 4 MiB), but in its slow phases, which are
+ * as common, the pipeline is 1.5 to 4 times slower than the shared copy (207 against 138 us at
+ * 512 KiB, 809 against 188 us at 2 MiB): the shared copy is the one that holds in every phase. */
 static bool shm_split_preferred(int local)
 {
     (void)local;
