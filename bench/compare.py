@@ -339,7 +339,10 @@ def main():
             print_table(head, rows, f, markdown=True)
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({m.key: {f"{k[0]}/np{k[1]}/{k[2]}": v for k, v in results.get(m.key, {}).items()} for m in mpis}, f,
+            # Each figure: [median, unit, spread, [the value of each round, in order]].
+            json.dump({m.key: {f"{k[0]}/np{k[1]}/{k[2]}": [*v, [by_round.get(r) for r in range(a.runs)]]
+                               for k, v in results.get(m.key, {}).items()
+                               for by_round in [rounds.get(m.key, {}).get(k, ({},))[0]]} for m in mpis}, f,
                       indent=1)
 
 
