@@ -415,7 +415,7 @@ static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
     if (addr && n >= SPLIT_MIN && world_src != cr_rt.rank && cr_dtype_is_contig_n(r->dt, r->count) &&
-        cr_xport_split_preferred(world_src)) {
+        cr_xport_split_preferred(world_src, n)) {
         split_receive(r, world_src, addr, n);
         return;
     }

@@ -158,14 +158,14 @@ static bool self_yes(int peer)
     return true;
 }
 
-static bool self_no(int peer)
+static bool self_no_split(int peer, uint64_t bytes)
 {
-    (void)peer;
+    (void)peer, (void)bytes;
     return false;
 }
 
 static const cr_xport_ops self_ops = {"self",    self_send,  self_send_gather, self_max_frame,
-                                      self_read, self_write, self_yes,         self_yes, self_no};
+                                      self_read, self_write, self_yes,         self_yes, self_no_split};
 
 /* ----------------------------------------------------------------- routing */
 
@@ -262,10 +262,10 @@ bool cr_xport_pull_preferred(int peer)
     return r->ops->pull_preferred(r->peer);
 }
 
-bool cr_xport_split_preferred(int peer)
+bool cr_xport_split_preferred(int peer, uint64_t bytes)
 {
     const route *r = &X.routes[peer];
-    return r->ops->split_preferred(r->peer);
+    return r->ops->split_preferred(r->peer, bytes);
 }
 
 void cr_xport_sleep(bool (*ready)(void *), void *arg)

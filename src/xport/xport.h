@@ -79,7 +79,7 @@ typedef struct cr_xport_ops {
     int (*write)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
     bool (*can_read)(int peer);       /* single copy is the policy towards it */
     bool (*pull_preferred)(int peer); /* single copy is better now (see cr_xport_pull_preferred) */
-    bool (*split_preferred)(int peer); /* both copy a part now (see cr_xport_split_preferred) */
+    bool (*split_preferred)(int peer, uint64_t bytes); /* both copy a part (cr_xport_split_preferred) */
 } cr_xport_ops;
 
 /* Sends one frame to world rank `dst`, or returns false (nothing sent) when the way there is
@@ -111,11 +111,12 @@ bool cr_xport_can_read(int peer);
  * allowed and `peer` is not making progress now (computing between MPI calls), so that a
  * message sent with MPI_Isend moves while its sender computes. */
 bool cr_xport_pull_preferred(int peer);
-/* When the receiver should not read it all itself: true when the two processes should each copy
- * part of the message with one copy (the receiver reads the front with cr_xport_read while the
- * sender writes the back with cr_xport_write), false when the message should be streamed through
- * frames. Two cores copying halves move it about twice as fast as one (see doc/design/shm.md). */
-bool cr_xport_split_preferred(int peer);
+/* When the receiver should not read a message of `bytes` from `peer` all itself: true when the
+ * two processes should each copy part of it with one copy (the receiver reads the front with
+ * cr_xport_read while the sender writes the back with cr_xport_write), false when it should be
+ * streamed through frames. Two cores copying halves beat a pipeline through the transport's
+ * buffers for messages larger than those buffers (see doc/design/shm.md). */
+bool cr_xport_split_preferred(int peer, uint64_t bytes);
 
 /* Waiting: a process that found nothing to do may sleep until a peer sends it a frame or
  * wakes it. cr_xport_sleep() announces the sleep, then checks `ready(arg)` (and its rings) once
