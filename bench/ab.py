@@ -30,6 +30,10 @@ CASES = {
     "bandwidth": [("bandwidth", 2, ["1048576"])],
     "msgrate": [("msgrate", 2, ["8"])],
     "collectives": [("collectives", n, [str(1 << 20), "0.3"]) for n in (2, 4, 8)],
+    # The nonblocking collectives and, beside them, the blocking calls whose fast path they share.
+    "icoll": [("collectives", n, [str(1 << 20), "0.2", "barrier", "allreduce", "iallreduce", "ialltoall"])
+              for n in (2, 4, 8)],
+    "overlap": [("overlap", n, []) for n in (2, 4)],
 }
 LOWER_IS_BETTER = {"us", "ms", "s"}
 
@@ -52,7 +56,7 @@ def main():
         os.makedirs(os.path.join(work, key))
         exes[key] = compare.build(mpi, os.path.join(work, key))
     ratios, values = {}, {}
-    cases = [(b, n, [str(args.coll_bytes), "0.3"] if b == "collectives" else a)
+    cases = [(b, n, [str(args.coll_bytes)] + a[1:] if b == "collectives" else a)
              for name in args.only.split(",") for b, n, a in CASES[name]]
     for i in range(args.pairs):
         order = ["before", "after"] if i % 2 == 0 else ["after", "before"]

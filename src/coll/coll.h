@@ -80,14 +80,16 @@ typedef struct cr_coll_call {
         return name(CR_UNPAREN ARGS, CR_RUN_PERSISTENT, request);                                  \
     }
 
-/* Appends the call's steps; `blocking` allows the node component (one collective at a time). */
-typedef void cr_coll_build_fn(cr_sched *s, const cr_coll_call *a, bool blocking);
+/* Appends the call's steps; `node_ok` allows the node component: blocking and nonblocking
+ * calls, which every member starts in the same order, not persistent ones (their starts may
+ * come in any order: MPI-4.0 6.13). */
+typedef void cr_coll_build_fn(cr_sched *s, const cr_coll_call *a, bool node_ok);
 /* Builds the call's schedule and runs it (blocking), returns it as a request (nonblocking) or
  * keeps it in an inactive persistent request. */
 int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_coll_build_fn *build,
                    const cr_coll_call *a);
 /* The selected allreduce, in place (rbuf holds this process's contribution). */
-void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool blocking);
+void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool node_ok);
 /* Argument checks the calls share, each naming `arg` in its message. */
 int cr_coll_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg);
 int cr_coll_check_count(MPI_Count count, const char *arg);
@@ -132,12 +134,16 @@ void cr_coll_inter_allgatherv(cr_sched *s, const cr_coll_call *a);
  * and tag; a failed scratch allocation fails the schedule. */
 
 /* The shared-memory component (node.c): usable for `comm` with this much data per process?
- * Only blocking calls use it: its counters assume one collective at a time per process. */
+ * Its counters assume one collective at a time per process: a node collective takes its turn
+ * (node.h) before it touches them, so nonblocking ones run one after another in call order. */
 bool cr_coll_node_usable(cr_comm *comm, uint64_t bytes_per_process);
 /* The node component serves MPI_COMM_WORLD of a job on one node, and any other intracommunicator
  * of such a job from its third blocking collective on (node.h): called by every blocking
  * collective before its schedule is built (it may run a setup exchange on comm). */
 int cr_coll_node_prepare(cr_comm *comm);
+/* Ends the turn a completing schedule holds (or awaited) in its communicator's node component
+ * (node.h), so that the next node collective started there may run. */
+void cr_coll_node_end_turn(cr_sched *s);
 /* Unmaps a communicator's own areas (when it is released). */
 void cr_coll_node_release(cr_comm *comm);
 /* The first process to get here runs `init` on a zeroed area; the others wait until it has. */
@@ -153,7 +159,7 @@ void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count co
 /* In place: this process's data is in rbuf. */
 void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
 
-/* Large messages through staging blocks in shared memory (node_large.c), blocking calls only:
+/* Large messages through staging blocks in shared memory (node_large.c), taking turns as above:
  * usable for `comm` (and, for reductions, this type and operation; op NULL for bcast)? */
 bool cr_coll_node_large_usable(cr_comm *comm, const cr_dtype *dt, const cr_op *op);
 void cr_coll_node_large_bcast(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root);
@@ -169,6 +175,14 @@ enum {
 };
 void cr_coll_node_large_exchange(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
                                  MPI_Count rcount, cr_dtype *rdt, int root);
+/* The same, with this process's own block copied directly from own_src when `own` (own_src may
+ * be MPI_BOTTOM):
+ * before the exchange in a blocking call (while the others stage), after it in a nonblocking
+ * one (a local copy that nobody waits for is better left to a later MPI call than done in the
+ * start, so that the program computes meanwhile). */
+void cr_coll_node_large_exchange_own(cr_sched *s, int kind, const cr_coll_call *a, int root, bool own,
+                                     const void *own_src, MPI_Count own_scount, cr_dtype *own_sdt, void *own_dst, MPI_Count own_dcount,
+                                     cr_dtype *own_ddt);
 /* Scan and exscan (count elements at sbuf, results at rbuf) and reduce_scatter_block (p blocks
  * of count at sbuf, this process's at rbuf), with op; usable when the node component serves comm
  * and an element fits a window (per_process: reduce-scatter's windows of 128 KiB / p). */

@@ -79,29 +79,29 @@ static void build(cr_sched *s, const cr_coll_call *a, nb_kind k)
     }
 }
 
-static void build_allgather(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_allgather(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     build(s, a, NB_ALLGATHER);
 }
-static void build_allgatherv(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_allgatherv(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     build(s, a, NB_ALLGATHERV);
 }
-static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     build(s, a, NB_ALLTOALL);
 }
-static void build_alltoallv(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_alltoallv(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     build(s, a, NB_ALLTOALLV);
 }
-static void build_alltoallw(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_alltoallw(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     build(s, a, NB_ALLTOALLW);
 }
 

@@ -178,6 +178,27 @@ void cr_coll_node_release(cr_comm *c)
     }
 }
 
+bool cr_coll_node_take_turn(cr_sched *s, cr_coll_node *st)
+{
+    if (!s->node_turn) {
+        s->node = st;
+        s->node_ticket = st->issued++;
+        s->node_turn = 1;
+    }
+    if (st->retired != s->node_ticket)
+        return false;
+    s->node_turn = 2;
+    return true;
+}
+
+void cr_coll_node_end_turn(cr_sched *s)
+{
+    /* A schedule ends only after its turn came: node steps hold back every later step, and no
+     * message step precedes them, so nothing can fail while a ticket waits. */
+    s->node->retired++;
+    s->node_turn = 0;
+}
+
 static node_area *area_of(cr_comm *c)
 {
     cr_coll_node *st = cr_coll_node_of(c);
@@ -196,8 +217,8 @@ static char *slot(node_area *a, int set, uint32_t gen, int rank, int n)
     return a->slots + (generation * (size_t)n + (size_t)rank) * CR_SHM_COLL_SLOT;
 }
 
-/* The node algorithms as schedule steps (call steps: node.c's collectives are blocking only,
- * see coll.h). The call's arguments live in the schedule's `args` and its per-run state
+/* The node algorithms as schedule steps (call steps; the first of each waits for the call's
+ * turn, node.h). The call's arguments live in the schedule's `args` and its per-run state
  * in `state`: state[0] the generation or reduction number this call uses. */
 
 /* Barrier, step 1: notes the generation and counts this process in; the last one in opens
@@ -205,6 +226,8 @@ static char *slot(node_area *a, int set, uint32_t gen, int rank, int n)
 static int arrive(cr_sched *s, void *arg)
 {
     node_area *a = arg;
+    if (!cr_coll_node_turn(s, s->comm->coll_node))
+        return CR_SCHED_AGAIN;
     uint32_t gen = atomic_load_explicit(&a->generation.v, memory_order_acquire);
     s->state[0] = gen;
     s->state[1] = 0;
@@ -256,6 +279,8 @@ static int allreduce_put(cr_sched *s, void *arg)
 {
     node_area *a = arg;
     cr_sched_args *x = &s->args;
+    if (!cr_coll_node_turn(s, s->comm->coll_node))
+        return CR_SCHED_AGAIN;
     uint32_t gen = atomic_load_explicit(&a->generation.v, memory_order_acquire);
     cr_dt_pack(x->rbuf, x->count, x->dt, 0, slot(a, 0, gen, s->rank, s->size),
                (uint64_t)x->count * (uint64_t)x->dt->size);
@@ -282,6 +307,8 @@ void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *
 static int reduce_number(cr_sched *s, void *arg)
 {
     (void)arg;
+    if (!cr_coll_node_turn(s, s->comm->coll_node))
+        return CR_SCHED_AGAIN;
     s->state[0] = cr_coll_node_of(s->comm)->reductions++;
     return MPI_SUCCESS;
 }

@@ -24,7 +24,23 @@ typedef struct cr_coll_node {
     uint32_t free_until;      /* every process's `done` was at least this when last looked at */
     void *map;                /* the communicator's own memory file, mapped (NULL for the world) */
     size_t map_bytes;
+    uint32_t issued, retired; /* turns: node collectives started here, and those finished */
 } cr_coll_node;
+
+/* Turns. The counters above (and node_large.c's) assume that this process runs one node
+ * collective at a time, in the order every member starts them. Blocking calls do so by nature;
+ * nonblocking ones may be waited for in any order and advance together. So each node
+ * collective's first step takes a ticket (in start order: nothing precedes that step but
+ * local copies) and waits until every node collective started before it on this communicator
+ * has finished here; the schedule's completion ends the turn (cr_coll_node_end_turn). Each
+ * waits only for earlier ones, which progress advances whatever the process waits for, so
+ * turns never deadlock where the standard's ordering rule holds. Persistent collectives do not
+ * use the component: their starts need not come in the same order everywhere. */
+bool cr_coll_node_take_turn(cr_sched *s, cr_coll_node *st);
+static inline bool cr_coll_node_turn(cr_sched *s, cr_coll_node *st)
+{
+    return CR_LIKELY(s->node_turn == 2) || cr_coll_node_take_turn(s, st);
+}
 
 /* The state of `comm` once its areas exist and are started, or NULL (the node component is
  * not usable for it). */

@@ -33,7 +33,8 @@
  * stages as far ahead as the ring allows before it reduces or copies out, so with more
  * processes than cores a process that gets its core does all the work it can at once.
  *
- * Blocking calls only, like node.c: the counters assume one collective at a time per process. */
+ * The counters assume one collective at a time per process: each call waits for its turn
+ * (node.h) before its first block, so nonblocking calls run one after another in call order. */
 #include "node.h"
 
 #include "core/runtime.h"
@@ -151,6 +152,13 @@ static char *block_at(const cr_coll_node *st, uint32_t first_place, uint64_t i)
     return st->blocks + (size_t)((first_place + i) % st->nblocks) * BLOCK;
 }
 
+/* Nonblocking calls. The start of one (s->starting) stages this process's first piece and
+ * returns: the others can begin with it, and the rest (more staging, combining, copying out)
+ * is left to the MPI calls that follow, so the program computes meanwhile; otherwise the start
+ * would copy the whole message and then follow the others' progress for as long as it lasted.
+ * Each later call makes one pass over what is ready, so an MPI_Test returns promptly. Blocking
+ * calls go on while anything moves. */
+
 /* Takes `m` consecutive blocks for this call: state[0] the number of the first, state[1] its
  * place. Every process takes the same blocks for the same call. */
 static void take_blocks(cr_sched *s, cr_coll_node *st, uint64_t m)
@@ -166,6 +174,8 @@ static void take_blocks(cr_sched *s, cr_coll_node *st, uint64_t m)
 static int bcast_step(cr_sched *s, void *arg)
 {
     cr_coll_node *st = arg;
+    if (!cr_coll_node_turn(s, st))
+        return CR_SCHED_AGAIN;
     cr_sched_args *x = &s->args;
     uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size, nb = (bytes + BLOCK - 1) / BLOCK;
     uint32_t b0 = s->state[0], *k = &s->state[2];
@@ -173,13 +183,13 @@ static int bcast_step(cr_sched *s, void *arg)
         uint32_t end = b0 + *k + 1;
         uint64_t off = (uint64_t)*k * BLOCK, len = CR_MIN((uint64_t)BLOCK, bytes - off);
         if (s->rank == x->root) {
-            if (!ring_free(st, s->size, end))
+            if ((s->starting && *k > 0) || !ring_free(st, s->size, end))
                 break;
             cr_dt_pack(x->rbuf, x->count, x->dt, off, block_at(st, s->state[1], *k), len);
             publish(st, s->rank, DONE, end);
             publish_wake(st, s->rank, s->size, STAGED, end, true);
         } else {
-            if (!cr_coll_seq_reached(&st->large->lines[x->root].c[STAGED], end))
+            if (s->starting || !cr_coll_seq_reached(&st->large->lines[x->root].c[STAGED], end))
                 break;
             cr_dt_unpack(x->rbuf, x->count, x->dt, off, block_at(st, s->state[1], *k), len);
             publish_wake(st, s->rank, s->size, DONE, end, false);
@@ -304,6 +314,8 @@ static void combine(cr_sched *s, const pieces *g, uint32_t k)
 static int reduce_step(cr_sched *s, void *arg)
 {
     cr_coll_node *st = arg;
+    if (!cr_coll_node_turn(s, st))
+        return CR_SCHED_AGAIN;
     cr_sched_args *x = &s->args;
     pieces g = geometry(s, st);
     int me = s->rank, n = s->size;
@@ -311,7 +323,7 @@ static int reduce_step(cr_sched *s, void *arg)
     uint32_t *sp = &s->state[2], *rd = &s->state[3], *out = &s->state[4];
     for (;;) {
         bool moved = false;
-        while (*sp < g.npieces && ring_free(st, n, piece_end(s, &g, *sp))) {
+        while (*sp < g.npieces && !(s->starting && *sp > 0) && ring_free(st, n, piece_end(s, &g, *sp))) {
             stage(s, &g, *sp);
             if (g.root_alone >= 0 && me != g.root_alone) { /* nothing more to do with this piece */
                 publish(st, me, REDUCED, piece_end(s, &g, *sp));
@@ -322,7 +334,7 @@ static int reduce_step(cr_sched *s, void *arg)
             ++*sp;
             moved = true;
         }
-        while (*rd < *sp && all_reached(st, n, STAGED, piece_end(s, &g, *rd))) {
+        while (!s->starting && *rd < *sp && all_reached(st, n, STAGED, piece_end(s, &g, *rd))) {
             combine(s, &g, *rd);
             if (!copy_out)
                 publish_wake(st, me, n, DONE, piece_end(s, &g, *rd), false);
@@ -330,7 +342,7 @@ static int reduce_step(cr_sched *s, void *arg)
             ++*rd;
             moved = true;
         }
-        while (copy_out && *out < *rd && all_reached(st, n, REDUCED, piece_end(s, &g, *out))) {
+        while (!s->starting && copy_out && *out < *rd && all_reached(st, n, REDUCED, piece_end(s, &g, *out))) {
             MPI_Count first, len, cfirst, clen;
             piece_of(&g, *out, me, g.root_alone, &first, &len, &cfirst, &clen);
             cr_dt_unpack(x->rbuf, x->count, x->dt, (uint64_t)first * g.esize, piece_block(s, &g, *out, g.n),
@@ -341,7 +353,7 @@ static int reduce_step(cr_sched *s, void *arg)
         }
         if ((copy_out ? *out : *rd) == g.npieces)
             return MPI_SUCCESS;
-        if (!moved)
+        if (!moved || s->async) /* nonblocking: one pass a call (see take_blocks) */
             return CR_SCHED_AGAIN;
     }
 }
@@ -503,11 +515,13 @@ static bool xstaged(const cr_coll_node *st, const xgeom *g, uint32_t end)
 static int exchange_step(cr_sched *s, void *arg)
 {
     cr_coll_node *st = arg;
+    if (!cr_coll_node_turn(s, st))
+        return CR_SCHED_AGAIN;
     xgeom g = xgeometry(s);
     uint32_t *sp = &s->state[2], *tk = &s->state[3];
     for (;;) {
         bool moved = false;
-        while (*sp < g.npieces) {
+        while (*sp < g.npieces && !(s->starting && *sp > 0)) {
             uint32_t end = s->state[0] + (*sp + 1) * g.blocks;
             if (!ring_free(st, (int)g.n, end))
                 break;
@@ -522,7 +536,7 @@ static int exchange_step(cr_sched *s, void *arg)
             ++*sp;
             moved = true;
         }
-        while (g.takes && *tk < *sp && xstaged(st, &g, s->state[0] + (*tk + 1) * g.blocks)) {
+        while (!s->starting && g.takes && *tk < *sp && xstaged(st, &g, s->state[0] + (*tk + 1) * g.blocks)) {
             xtake(s, st, &g, *tk);
             publish_wake(st, g.me, (int)g.n, DONE, s->state[0] + (*tk + 1) * g.blocks, false);
             ++*tk;
@@ -530,7 +544,7 @@ static int exchange_step(cr_sched *s, void *arg)
         }
         if (*tk == g.npieces)
             return MPI_SUCCESS;
-        if (!moved)
+        if (!moved || s->async) /* nonblocking: one pass a call (see take_blocks) */
             return CR_SCHED_AGAIN;
     }
 }
@@ -539,6 +553,17 @@ void cr_coll_node_large_exchange(cr_sched *s, int kind, const void *sbuf, MPI_Co
                                  MPI_Count rcount, cr_dtype *rdt, int root)
 {
     cr_coll_node_large_combine(s, kind, sbuf, scount, sdt, rbuf, rcount, rdt, root, NULL);
+}
+
+void cr_coll_node_large_exchange_own(cr_sched *s, int kind, const cr_coll_call *a, int root, bool own,
+                                     const void *own_src, MPI_Count own_scount, cr_dtype *own_sdt, void *own_dst, MPI_Count own_dcount,
+                                     cr_dtype *own_ddt)
+{
+    if (own && !s->async)
+        cr_sched_copy(s, own_src, own_scount, own_sdt, own_dst, own_dcount, own_ddt);
+    cr_coll_node_large_exchange(s, kind, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, root);
+    if (own && s->async)
+        cr_sched_copy(s, own_src, own_scount, own_sdt, own_dst, own_dcount, own_ddt);
 }
 
 bool cr_coll_node_large_scan_usable(cr_comm *comm, const cr_dtype *dt, const cr_op *op, bool per_process)

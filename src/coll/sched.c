@@ -54,6 +54,10 @@ void cr_sched_init_tagged(cr_sched *s, cr_comm *comm, int tag)
     s->held_dts = NULL;
     s->nheld_dts = 0;
     s->active_next = s->active_prev = NULL;
+    s->node = NULL;
+    s->node_turn = 0;
+    s->starting = false;
+    s->async = false;
 }
 
 void cr_sched_destroy(cr_sched *s)
@@ -260,7 +264,10 @@ bool cr_sched_advance(cr_sched *s)
     }
     /* Complete when every step has started and every message has finished; after an error,
      * when the messages already started have finished (their requests live in the steps). */
-    return s->pending == 0 && (s->next == s->nsteps || s->err);
+    bool complete = s->pending == 0 && (s->next == s->nsteps || s->err);
+    if (complete && s->node_turn)
+        cr_coll_node_end_turn(s); /* the next node collective of the communicator may run */
+    return complete;
 }
 
 static bool advance_ready(void *arg)
@@ -272,6 +279,7 @@ static void rewind_sched(cr_sched *s)
 {
     s->next = 0;
     s->pending = 0;
+    s->node_turn = 0;
     s->err = s->built_ok ? MPI_SUCCESS : s->err;
 }
 
@@ -357,7 +365,10 @@ static int sched_start(cr_request *r)
     cr_sched *s = r->owner;
     rewind_sched(s);
     r->done = 0;
-    if (s->built_ok && !cr_sched_advance(s)) {
+    s->starting = true; /* call steps may do only their local part now (node_large.c) */
+    bool complete = !s->built_ok || cr_sched_advance(s);
+    s->starting = false;
+    if (!complete) {
         activate(s);
         return MPI_SUCCESS;
     }
@@ -382,8 +393,10 @@ static const cr_request_ops sched_ops = {sched_start, sched_cancel, sched_releas
 cr_sched *cr_sched_new(cr_comm *comm)
 {
     cr_sched *s = malloc(sizeof *s);
-    if (s)
+    if (s) {
         cr_sched_init(s, comm);
+        s->async = true;
+    }
     return s;
 }
 

@@ -95,6 +95,11 @@ typedef struct cr_sched {
     cr_op *held_op;   /* a user operation kept alive while the request lives */
     cr_dtype **held_dts; /* and the derived datatypes its steps use */
     int nheld_dts;
+    struct cr_coll_node *node; /* the node component whose turn this schedule awaits or holds */
+    uint32_t node_ticket;      /* its place in that component's order of collectives */
+    uint8_t node_turn;         /* 0: none; 1: ticket taken, waiting; 2: holding the turn */
+    bool starting;             /* inside a nonblocking collective's start (its first advance) */
+    bool async;                /* run by a request (nonblocking or persistent), not by the caller */
     struct cr_sched *active_next, *active_prev;
     void *tmps_inline[CR_SCHED_INLINE_TMPS];
     cr_step steps_inline[CR_SCHED_INLINE_STEPS];

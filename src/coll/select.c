@@ -17,7 +17,7 @@ CR_TUNABLE_EX(barrier_alg, COURIER_COLL_BARRIER, CR_TUNE_CHOICE, "auto", "auto|d
 CR_TUNABLE_EX(bcast_alg, COURIER_COLL_BCAST, CR_TUNE_CHOICE, "auto", "auto|binomial|scatter_allgather|node", 0, 3,
               "MPI_Bcast algorithm (node: staged through shared memory, for communicators of a job on one node)");
 CR_TUNABLE_EX(node_large, COURIER_COLL_NODE_LARGE, CR_TUNE_SIZE, "8K", NULL, 0, INT64_MAX,
-              "bytes from which blocking MPI_Bcast, MPI_Reduce and MPI_Allreduce on communicators of a job on one node "
+              "bytes from which blocking and nonblocking MPI_Bcast, MPI_Reduce and MPI_Allreduce on communicators of a job on one node "
               "stage the data through shared memory (src/coll/node_large.c) instead of sending messages");
 CR_TUNABLE_EX(bcast_large, COURIER_COLL_BCAST_LARGE, CR_TUNE_SIZE, "256K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Bcast uses scatter + allgather instead of a binomial tree (with 4 or more processes)");
@@ -35,10 +35,10 @@ CR_TUNABLE_EX(allreduce_alg, COURIER_COLL_ALLREDUCE, CR_TUNE_CHOICE, "auto",
 CR_TUNABLE_EX(allreduce_large, COURIER_COLL_ALLREDUCE_LARGE, CR_TUNE_SIZE, "32K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Allreduce uses reduce-scatter + allgather instead of recursive doubling");
 CR_TUNABLE_EX(allgather_alg, COURIER_COLL_ALLGATHER, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|bruck|ring|node",
-              0, 4, "MPI_Allgather algorithm (recursive_doubling needs a power-of-two process count; node: blocking calls "
+              0, 4, "MPI_Allgather algorithm (recursive_doubling needs a power-of-two process count; node: blocking and nonblocking calls "
                     "on communicators of a job on one node go through shared memory)");
 CR_TUNABLE_EX(gather_alg, COURIER_COLL_GATHER, CR_TUNE_CHOICE, "auto", "auto|binomial|node", 0, 2,
-              "MPI_Gather algorithm (node: blocking calls on communicators of a job on one node go through shared memory)");
+              "MPI_Gather algorithm (node: blocking and nonblocking calls on communicators of a job on one node go through shared memory)");
 CR_TUNABLE_EX(scatter_alg, COURIER_COLL_SCATTER, CR_TUNE_CHOICE, "auto", "auto|binomial|node", 0, 2,
               "MPI_Scatter algorithm (node: as for MPI_Gather)");
 CR_TUNABLE_EX(allgather_large, COURIER_COLL_ALLGATHER_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
@@ -77,7 +77,7 @@ bool cr_coll_any_count(cr_cvec counts, int n)
     return false;
 }
 
-/* Whether a blocking call that may use the node component (alg 0: automatic, or `node`, the
+/* Whether a call that may use the node component (alg 0: automatic, or `node`, the
  * last choice of each) should stage `bytes` per process through shared memory: when forced
  * (where the small node path's slots are too small, its callers check that first), or
  * automatically from COURIER_COLL_NODE_LARGE. */
@@ -119,7 +119,7 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
         held = cr_sched_hold_dtype(s, a->rdts[i]);
     if (!held)
         cr_sched_fail(s, cr_err(MPI_ERR_NO_MEM, "out of memory for a collective request"));
-    build(s, a, false);
+    build(s, a, mode == CR_RUN_NONBLOCKING);
     if (!s->built_ok) {
         int err = s->err;
         cr_sched_free(s);
@@ -130,7 +130,7 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
 
 /* ----------------------------------------------------------------- barrier */
 
-static void build_barrier(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_barrier(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     (void)a;
     if (s->comm->inter) {
@@ -139,7 +139,7 @@ static void build_barrier(cr_sched *s, const cr_coll_call *a, bool blocking)
     }
     if (s->size == 1)
         return;
-    if (blocking && barrier_alg != 1 && cr_coll_node_usable(s->comm, 0))
+    if (node_ok && barrier_alg != 1 && cr_coll_node_usable(s->comm, 0))
         cr_coll_node_barrier(s);
     else
         cr_coll_barrier_dissemination(s);
@@ -169,7 +169,7 @@ int cr_mpi_barrier_init(cr_comm *comm, cr_info *info, MPI_Request *request)
 
 /* ----------------------------------------------------------------- broadcast */
 
-static void build_bcast(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_bcast(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
     if (s->comm->inter) {
@@ -179,7 +179,7 @@ static void build_bcast(cr_sched *s, const cr_coll_call *a, bool blocking)
     if (s->size == 1 || bytes == 0)
         return;
     int alg = (int)bcast_alg;
-    if (blocking && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, a->rdt, NULL)) {
+    if (node_ok && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, a->rdt, NULL)) {
         cr_coll_node_large_bcast(s, a->rbuf, a->rcount, a->rdt, a->root);
         return;
     }
@@ -218,18 +218,18 @@ int cr_mpi_bcast_init(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_com
 /* ----------------------------------------------------------------- allreduce */
 
 /* The algorithm, in place: this process's contribution is in rbuf. */
-void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool blocking)
+void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool node_ok)
 {
     if (s->size == 1 || count == 0)
         return;
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     bool rab_ok = op->commutative && count >= cr_coll_pof2(s->size);
     int alg = (int)allreduce_alg;
-    if (blocking && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
+    if (node_ok && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
         cr_coll_node_allreduce(s, rbuf, count, dt, op);
         return;
     }
-    if (blocking && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, op)) {
+    if (node_ok && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, op)) {
         cr_coll_node_large_allreduce(s, rbuf, rbuf, count, dt, op);
         return;
     }
@@ -249,14 +249,14 @@ int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
     return cr_sched_run(&s);
 }
 
-static void build_allreduce(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_allreduce(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     if (s->comm->inter) {
         cr_coll_inter_allreduce(s, a);
         return;
     }
     uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
-    if (blocking && s->size > 1 && bytes > 0 && !cr_coll_node_usable(s->comm, bytes) &&
+    if (node_ok && s->size > 1 && bytes > 0 && !cr_coll_node_usable(s->comm, bytes) &&
         node_large_wanted((int)allreduce_alg, bytes) && cr_coll_node_large_usable(s->comm, a->rdt, a->op)) {
         /* Staged straight from the send buffer: no copy into rbuf first. */
         cr_coll_node_large_allreduce(s, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, a->rbuf, a->rcount, a->rdt, a->op);
@@ -264,7 +264,7 @@ static void build_allreduce(cr_sched *s, const cr_coll_call *a, bool blocking)
     }
     if (a->sbuf != MPI_IN_PLACE)
         cr_sched_copy(s, a->sbuf, a->rcount, a->rdt, a->rbuf, a->rcount, a->rdt);
-    cr_coll_allreduce_select(s, a->rbuf, a->rcount, a->rdt, a->op, blocking);
+    cr_coll_allreduce_select(s, a->rbuf, a->rcount, a->rdt, a->op, node_ok);
 }
 
 static int allreduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
@@ -299,7 +299,7 @@ int cr_mpi_allreduce_init(const void *sbuf, void *rbuf, MPI_Count count, cr_dtyp
 
 /* ----------------------------------------------------------------- reduce */
 
-static void build_reduce(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_reduce(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     MPI_Count count = a->rcount;
     cr_dtype *dt = a->rdt;
@@ -317,11 +317,11 @@ static void build_reduce(cr_sched *s, const cr_coll_call *a, bool blocking)
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     bool rab_ok = a->op->commutative && count >= cr_coll_pof2(s->size);
     int alg = (int)reduce_alg;
-    if (blocking && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
+    if (node_ok && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
         cr_coll_node_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root);
         return;
     }
-    if (blocking && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, a->op)) {
+    if (node_ok && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, a->op)) {
         cr_coll_node_large_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root, bytes < (uint64_t)node_reduce_shared);
         return;
     }
@@ -389,16 +389,16 @@ static bool alone(cr_sched *s, const cr_coll_call *a)
     return true;
 }
 
-static void build_gather(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_gather(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     if (s->comm->inter) {
         cr_coll_inter_gatherv(s, a);
     } else if (alone(s, a)) {
-    } else if (blocking && gather_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
-        if (s->rank == a->root && a->sbuf != MPI_IN_PLACE)
-            cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt),
-                          a->rcount, a->rdt);
-        cr_coll_node_large_exchange(s, CR_NODE_GATHER, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+    } else if (node_ok && gather_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+        bool own = s->rank == a->root && a->sbuf != MPI_IN_PLACE;
+        cr_coll_node_large_exchange_own(s, CR_NODE_GATHER, a, a->root, own, a->sbuf, a->scount, a->sdt,
+                                        own ? cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt) : NULL,
+                                        a->rcount, a->rdt); /* (recvbuf and its type: the root's only) */
     } else {
         cr_coll_gather_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
     }
@@ -444,16 +444,16 @@ int cr_mpi_gather_init(const void *sbuf, MPI_Count scount, MPI_Datatype stype, v
     return gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, CR_RUN_PERSISTENT, request);
 }
 
-static void build_scatter(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_scatter(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     if (s->comm->inter) {
         cr_coll_inter_scatterv(s, a);
     } else if (alone(s, a)) {
-    } else if (blocking && scatter_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
-        if (s->rank == a->root && a->rbuf != MPI_IN_PLACE)
-            cr_sched_copy(s, cr_coll_at(a->sbuf, (MPI_Count)s->rank * a->scount, a->sdt), a->scount, a->sdt, a->rbuf,
-                          a->rcount, a->rdt);
-        cr_coll_node_large_exchange(s, CR_NODE_SCATTER, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
+    } else if (node_ok && scatter_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+        bool own = s->rank == a->root && a->rbuf != MPI_IN_PLACE;
+        cr_coll_node_large_exchange_own(s, CR_NODE_SCATTER, a, a->root, own, /* (sendbuf, its type: the root's only) */
+                                        own ? cr_coll_at(a->sbuf, (MPI_Count)s->rank * a->scount, a->sdt) : NULL,
+                                        a->scount, a->sdt, a->rbuf, a->rcount, a->rdt);
     } else {
         cr_coll_scatter_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
     }
@@ -526,7 +526,7 @@ int cr_coll_allgather_auto(void *rbuf, MPI_Count rcount, cr_dtype *rdt, cr_comm 
     return cr_sched_run(&s);
 }
 
-static void build_allgather(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_allgather(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     if (s->comm->inter) {
         cr_coll_inter_allgather(s, a);
@@ -535,7 +535,7 @@ static void build_allgather(cr_sched *s, const cr_coll_call *a, bool blocking)
     if (a->sbuf != MPI_IN_PLACE)
         cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt),
                       a->rcount, a->rdt);
-    if (blocking && (allgather_alg == 0 || allgather_alg == 4) && s->size > 1 &&
+    if (node_ok && (allgather_alg == 0 || allgather_alg == 4) && s->size > 1 &&
         cr_coll_node_large_usable(s->comm, NULL, NULL))
         cr_coll_node_large_exchange(s, CR_NODE_ALLGATHER, NULL, 0, NULL, a->rbuf, a->rcount, a->rdt, 0);
     else

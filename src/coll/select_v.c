@@ -14,13 +14,13 @@
 
 static int64_t allgatherv_alg, allgatherv_large, alltoall_alg, alltoall_small, scan_alg, reduce_scatter_alg;
 CR_TUNABLE_EX(scan_alg, COURIER_COLL_SCAN, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|node", 0, 2,
-              "MPI_Scan and MPI_Exscan algorithm (node: blocking calls on communicators of a job on one node stage the "
+              "MPI_Scan and MPI_Exscan algorithm (node: blocking and nonblocking calls on communicators of a job on one node stage the "
               "vectors in shared memory and each process combines those before it)");
 CR_TUNABLE_EX(reduce_scatter_alg, COURIER_COLL_REDUCE_SCATTER_BLOCK, CR_TUNE_CHOICE, "auto", "auto|allreduce|node", 0,
               2, "MPI_Reduce_scatter_block algorithm (node: as for MPI_Scan, each process combines its block from "
                  "everyone's; allreduce: the whole vector reduced everywhere, then each keeps its block)");
 CR_TUNABLE_EX(alltoall_alg, COURIER_COLL_ALLTOALL, CR_TUNE_CHOICE, "auto", "auto|pairwise|node|bruck", 0, 3,
-              "MPI_Alltoall algorithm (node: blocking calls on communicators of a job on one node stage every block "
+              "MPI_Alltoall algorithm (node: blocking and nonblocking calls on communicators of a job on one node stage every block "
               "through shared memory, in one round; pairwise: p - 1 exchanges, 8 in flight; bruck: log2 p rounds)");
 CR_TUNABLE_EX(alltoall_small, COURIER_COLL_ALLTOALL_SMALL, CR_TUNE_SIZE, "256", NULL, 0, INT64_MAX,
               "bytes per block up to which MPI_Alltoall by messages uses Bruck's algorithm, with more than 9 processes "
@@ -55,9 +55,9 @@ static inline uint64_t bytes_of(MPI_Count count, const cr_dtype *dt)
 
 /* ----------------------------------------------------------------- gatherv, scatterv */
 
-static void build_gatherv(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_gatherv(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     if (s->comm->inter)
         cr_coll_inter_gatherv(s, a);
     else
@@ -95,9 +95,9 @@ CR_COLL_THREE_FORMS(gatherv,
              MPI_Datatype rtype, int root, cr_comm *comm),
             (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
 
-static void build_scatterv(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_scatterv(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     if (s->comm->inter)
         cr_coll_inter_scatterv(s, a);
     else
@@ -136,9 +136,9 @@ CR_COLL_THREE_FORMS(scatterv,
 
 /* ----------------------------------------------------------------- allgatherv */
 
-static void build_allgatherv(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_allgatherv(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     int p = s->size;
     if (s->comm->inter) {
         cr_coll_inter_allgatherv(s, a);
@@ -224,17 +224,16 @@ static void alltoallw_peer(const cr_coll_call *a, int peer, cr_coll_block *b)
     b->rdt = a->rdts[i];
 }
 
-static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     if (s->comm->inter) {
         cr_coll_inter_alltoall(s, a, alltoall_peer);
-    } else if (blocking && (alltoall_alg == 0 || alltoall_alg == 2) && s->size > 1 &&
+    } else if (node_ok && (alltoall_alg == 0 || alltoall_alg == 2) && s->size > 1 &&
                cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         cr_coll_block own;
         alltoall_peer(a, s->rank, &own);
-        if (own.sbuf)
-            cr_sched_copy(s, own.sbuf, own.scount, own.sdt, own.rbuf, own.rcount, own.rdt);
-        cr_coll_node_large_exchange(s, CR_NODE_ALLTOALL, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, 0);
+        cr_coll_node_large_exchange_own(s, CR_NODE_ALLTOALL, a, 0, a->sbuf != MPI_IN_PLACE, own.sbuf, own.scount,
+                                        own.sdt, own.rbuf, own.rcount, own.rdt);
     } else if (alltoall_alg == 3 || (alltoall_alg != 1 && s->size > CR_COLL_ALLTOALL_WINDOW + 1 &&
                                       (uint64_t)a->rcount * (uint64_t)a->rdt->size <= (uint64_t)alltoall_small)) {
         cr_coll_alltoall_bruck(s, a);
@@ -243,18 +242,18 @@ static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool blocking)
     }
 }
 
-static void build_alltoallv(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_alltoallv(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     if (s->comm->inter)
         cr_coll_inter_alltoall(s, a, alltoallv_peer);
     else
         cr_coll_alltoall_pairwise(s, a, alltoallv_peer);
 }
 
-static void build_alltoallw(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_alltoallw(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)blocking;
+    (void)node_ok;
     if (s->comm->inter)
         cr_coll_inter_alltoall(s, a, alltoallw_peer);
     else
@@ -356,7 +355,7 @@ CR_COLL_THREE_FORMS(alltoallw,
 /* The whole vector is reduced everywhere (the selected allreduce, on a scratch copy), then each
  * process keeps its block: the reduction order is the allreduce's, so operations that do not
  * commute are served. Blocks of equal size (reduce_scatter_block) pass rcounts with no array. */
-static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     if (s->comm->inter) {
         cr_coll_inter_reduce_scatter(s, a);
@@ -374,7 +373,7 @@ static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool blocki
     MPI_Count mine = block ? a->rcount : cr_cvec_at(a->rcounts, (size_t)s->rank);
     if (total == 0)
         return;
-    if (block && blocking && reduce_scatter_alg != 1 && p > 1 &&
+    if (block && node_ok && reduce_scatter_alg != 1 && p > 1 &&
         cr_coll_node_large_scan_usable(s->comm, a->rdt, a->op, true)) {
         cr_coll_node_large_combine(s, CR_NODE_REDUCE_SCATTER, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, 0, NULL,
                                    a->rbuf, a->rcount, a->rdt, 0, a->op);
@@ -384,7 +383,7 @@ static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool blocki
     if (!all)
         return;
     cr_sched_copy(s, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, total, a->rdt, all, total, a->rdt);
-    cr_coll_allreduce_select(s, all, total, a->rdt, a->op, blocking);
+    cr_coll_allreduce_select(s, all, total, a->rdt, a->op, node_ok);
     cr_sched_fence(s);
     cr_sched_copy(s, cr_coll_at(all, before, a->rdt), mine, a->rdt, a->rbuf, mine, a->rdt);
 }
@@ -426,11 +425,11 @@ CR_COLL_THREE_FORMS(reduce_scatter_block,
 
 /* ----------------------------------------------------------------- scan, exscan */
 
-static void build_scan_any(cr_sched *s, const cr_coll_call *a, bool blocking, bool exclusive)
+static void build_scan_any(cr_sched *s, const cr_coll_call *a, bool node_ok, bool exclusive)
 {
     if (a->rcount == 0)
         return;
-    if (blocking && scan_alg != 1 && s->size > 1 && cr_coll_node_large_scan_usable(s->comm, a->rdt, a->op, false)) {
+    if (node_ok && scan_alg != 1 && s->size > 1 && cr_coll_node_large_scan_usable(s->comm, a->rdt, a->op, false)) {
         const void *sbuf = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
         cr_coll_node_large_combine(s, exclusive ? CR_NODE_EXSCAN : CR_NODE_SCAN, sbuf, 0, NULL, a->rbuf, a->rcount,
                                    a->rdt, 0, a->op);
@@ -439,14 +438,14 @@ static void build_scan_any(cr_sched *s, const cr_coll_call *a, bool blocking, bo
     cr_coll_scan_recursive_doubling(s, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, exclusive);
 }
 
-static void build_scan(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_scan(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    build_scan_any(s, a, blocking, false);
+    build_scan_any(s, a, node_ok, false);
 }
 
-static void build_exscan(cr_sched *s, const cr_coll_call *a, bool blocking)
+static void build_exscan(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    build_scan_any(s, a, blocking, true);
+    build_scan_any(s, a, node_ok, true);
 }
 
 static int scan_any(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm,
