@@ -5,6 +5,7 @@
  * it at once, the nonblocking form returns it as a request, the persistent form keeps it for
  * MPI_Start. The three share every line but the last, so they cannot drift apart. */
 #include "coll.h"
+#include "core/pvar.h"
 
 #include "core/config.h"
 #include "core/error.h"
@@ -43,6 +44,33 @@ CR_TUNABLE_EX(scatter_alg, COURIER_COLL_SCATTER, CR_TUNE_CHOICE, "auto", "auto|b
               "MPI_Scatter algorithm (node: as for MPI_Gather)");
 CR_TUNABLE_EX(allgather_large, COURIER_COLL_ALLGATHER_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
               "total bytes gathered from which MPI_Allgather uses a ring");
+
+/* Which algorithm ran: MPI_T performance variables coll.<collective>.<algorithm> (pvar.h),
+ * named as COURIER_COLL_<COLLECTIVE> names its choices, counted when a call (of any form, on an
+ * intracommunicator of more than one process) picks its algorithm, so that a test forcing one
+ * can check it really ran (test/mpi/include/mpitest.h does at MPI_Finalize). */
+#define RAN CR_PVAR_DEFINE
+RAN(ran_barrier_dissemination, "coll.barrier.dissemination", "MPI_Barrier calls run by dissemination");
+RAN(ran_barrier_node, "coll.barrier.node", "MPI_Barrier calls run through shared memory");
+RAN(ran_bcast_binomial, "coll.bcast.binomial", "MPI_Bcast calls run by a binomial tree");
+RAN(ran_bcast_scatter_allgather, "coll.bcast.scatter_allgather", "MPI_Bcast calls run by scatter + allgather");
+RAN(ran_bcast_node, "coll.bcast.node", "MPI_Bcast calls staged through shared memory");
+RAN(ran_reduce_binomial, "coll.reduce.binomial", "MPI_Reduce calls run by a binomial tree");
+RAN(ran_reduce_rabenseifner, "coll.reduce.rabenseifner", "MPI_Reduce calls run by reduce-scatter + gather");
+RAN(ran_reduce_node, "coll.reduce.node", "MPI_Reduce calls run through shared memory");
+RAN(ran_allreduce_recursive_doubling, "coll.allreduce.recursive_doubling",
+    "MPI_Allreduce calls (and reductions built on it) run by recursive doubling");
+RAN(ran_allreduce_rabenseifner, "coll.allreduce.rabenseifner",
+    "MPI_Allreduce calls (and reductions built on it) run by reduce-scatter + allgather");
+RAN(ran_allreduce_node, "coll.allreduce.node", "MPI_Allreduce calls run through shared memory");
+RAN(ran_gather_binomial, "coll.gather.binomial", "MPI_Gather calls run by a binomial tree");
+RAN(ran_gather_node, "coll.gather.node", "MPI_Gather calls staged through shared memory");
+RAN(ran_scatter_binomial, "coll.scatter.binomial", "MPI_Scatter calls run by a binomial tree");
+RAN(ran_scatter_node, "coll.scatter.node", "MPI_Scatter calls staged through shared memory");
+RAN(ran_allgather_recursive_doubling, "coll.allgather.recursive_doubling", "MPI_Allgather calls run by recursive doubling");
+RAN(ran_allgather_bruck, "coll.allgather.bruck", "MPI_Allgather calls run by Bruck's algorithm");
+RAN(ran_allgather_ring, "coll.allgather.ring", "MPI_Allgather calls run by a ring");
+RAN(ran_allgather_node, "coll.allgather.node", "MPI_Allgather calls staged through shared memory");
 
 static inline bool is_pof2(int p)
 {
@@ -139,10 +167,13 @@ static void build_barrier(cr_sched *s, const cr_coll_call *a, bool node_ok)
     }
     if (s->size == 1)
         return;
-    if (node_ok && barrier_alg != 1 && cr_coll_node_usable(s->comm, 0))
+    if (node_ok && barrier_alg != 1 && cr_coll_node_usable(s->comm, 0)) {
+        ran_barrier_node++;
         cr_coll_node_barrier(s);
-    else
+    } else {
+        ran_barrier_dissemination++;
         cr_coll_barrier_dissemination(s);
+    }
 }
 
 static int barrier(cr_comm *comm, cr_run_mode mode, MPI_Request *request)
@@ -180,15 +211,19 @@ static void build_bcast(cr_sched *s, const cr_coll_call *a, bool node_ok)
         return;
     int alg = (int)bcast_alg;
     if (node_ok && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, a->rdt, NULL)) {
+        ran_bcast_node++;
         cr_coll_node_large_bcast(s, a->rbuf, a->rcount, a->rdt, a->root);
         return;
     }
     if (alg == 0 || alg == 3)
         alg = bytes >= (uint64_t)bcast_large && s->size >= 4 ? 2 : 1;
-    if (alg == 2)
+    if (alg == 2) {
+        ran_bcast_scatter_allgather++;
         cr_coll_bcast_scatter_allgather(s, a->rbuf, a->rcount, a->rdt, a->root);
-    else
+    } else {
+        ran_bcast_binomial++;
         cr_coll_bcast_binomial(s, a->rbuf, a->rcount, a->rdt, a->root);
+    }
 }
 
 static int bcast(void *buf, MPI_Count count, cr_dtype *dt, int root, cr_comm *comm, cr_run_mode mode,
@@ -226,19 +261,24 @@ void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype
     bool rab_ok = op->commutative && count >= cr_coll_pof2(s->size);
     int alg = (int)allreduce_alg;
     if (node_ok && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
+        ran_allreduce_node++;
         cr_coll_node_allreduce(s, rbuf, count, dt, op);
         return;
     }
     if (node_ok && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, op)) {
+        ran_allreduce_node++;
         cr_coll_node_large_allreduce(s, rbuf, rbuf, count, dt, op);
         return;
     }
     if (alg == 0 || alg == 3)
         alg = rab_ok && bytes >= (uint64_t)allreduce_large ? 2 : 1;
-    if (alg == 2 && rab_ok)
+    if (alg == 2 && rab_ok) {
+        ran_allreduce_rabenseifner++;
         cr_coll_allreduce_rabenseifner(s, rbuf, count, dt, op);
-    else
+    } else {
+        ran_allreduce_recursive_doubling++;
         cr_coll_allreduce_recursive_doubling(s, rbuf, count, dt, op);
+    }
 }
 
 int cr_coll_allreduce_auto(void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, cr_comm *comm)
@@ -259,6 +299,7 @@ static void build_allreduce(cr_sched *s, const cr_coll_call *a, bool node_ok)
     if (node_ok && s->size > 1 && bytes > 0 && !cr_coll_node_usable(s->comm, bytes) &&
         node_large_wanted((int)allreduce_alg, bytes) && cr_coll_node_large_usable(s->comm, a->rdt, a->op)) {
         /* Staged straight from the send buffer: no copy into rbuf first. */
+        ran_allreduce_node++;
         cr_coll_node_large_allreduce(s, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, a->rbuf, a->rcount, a->rdt, a->op);
         return;
     }
@@ -318,19 +359,24 @@ static void build_reduce(cr_sched *s, const cr_coll_call *a, bool node_ok)
     bool rab_ok = a->op->commutative && count >= cr_coll_pof2(s->size);
     int alg = (int)reduce_alg;
     if (node_ok && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
+        ran_reduce_node++;
         cr_coll_node_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root);
         return;
     }
     if (node_ok && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, a->op)) {
+        ran_reduce_node++;
         cr_coll_node_large_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root, bytes < (uint64_t)node_reduce_shared);
         return;
     }
     if (alg == 0 || alg == 3)
         alg = rab_ok && bytes >= (uint64_t)reduce_large ? 2 : 1;
-    if (alg == 2 && rab_ok)
+    if (alg == 2 && rab_ok) {
+        ran_reduce_rabenseifner++;
         cr_coll_reduce_rabenseifner(s, a->sbuf, a->rbuf, count, dt, a->op, a->root);
-    else
+    } else {
+        ran_reduce_binomial++;
         cr_coll_reduce_binomial(s, a->sbuf, a->rbuf, count, dt, a->op, a->root);
+    }
 }
 
 static int reduce(const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root, cr_comm *comm,
@@ -396,10 +442,12 @@ static void build_gather(cr_sched *s, const cr_coll_call *a, bool node_ok)
     } else if (alone(s, a)) {
     } else if (node_ok && gather_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         bool own = s->rank == a->root && a->sbuf != MPI_IN_PLACE;
+        ran_gather_node++;
         cr_coll_node_large_exchange_own(s, CR_NODE_GATHER, a, a->root, own, a->sbuf, a->scount, a->sdt,
                                         own ? cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt) : NULL,
                                         a->rcount, a->rdt); /* (recvbuf and its type: the root's only) */
     } else {
+        ran_gather_binomial++;
         cr_coll_gather_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
     }
 }
@@ -451,10 +499,12 @@ static void build_scatter(cr_sched *s, const cr_coll_call *a, bool node_ok)
     } else if (alone(s, a)) {
     } else if (node_ok && scatter_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         bool own = s->rank == a->root && a->rbuf != MPI_IN_PLACE;
+        ran_scatter_node++;
         cr_coll_node_large_exchange_own(s, CR_NODE_SCATTER, a, a->root, own, /* (sendbuf, its type: the root's only) */
                                         own ? cr_coll_at(a->sbuf, (MPI_Count)s->rank * a->scount, a->sdt) : NULL,
                                         a->scount, a->sdt, a->rbuf, a->rcount, a->rdt);
     } else {
+        ran_scatter_binomial++;
         cr_coll_scatter_binomial(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
     }
 }
@@ -512,9 +562,9 @@ static void allgather_in_place(cr_sched *s, void *rbuf, MPI_Count rcount, cr_dty
     if (alg == 0)
         alg = total >= (uint64_t)allgather_large ? 3 : is_pof2(p) ? 1 : 2;
     switch (alg) {
-    case 1: cr_coll_allgather_recursive_doubling(s, rbuf, rcount, rdt); break;
-    case 2: cr_coll_allgather_bruck(s, rbuf, rcount, rdt); break;
-    default: cr_coll_allgather_ring(s, rbuf, rcount, rdt); break;
+    case 1: ran_allgather_recursive_doubling++, cr_coll_allgather_recursive_doubling(s, rbuf, rcount, rdt); break;
+    case 2: ran_allgather_bruck++, cr_coll_allgather_bruck(s, rbuf, rcount, rdt); break;
+    default: ran_allgather_ring++, cr_coll_allgather_ring(s, rbuf, rcount, rdt); break;
     }
 }
 
@@ -536,10 +586,12 @@ static void build_allgather(cr_sched *s, const cr_coll_call *a, bool node_ok)
         cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt),
                       a->rcount, a->rdt);
     if (node_ok && (allgather_alg == 0 || allgather_alg == 4) && s->size > 1 &&
-        cr_coll_node_large_usable(s->comm, NULL, NULL))
+        cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+        ran_allgather_node++;
         cr_coll_node_large_exchange(s, CR_NODE_ALLGATHER, NULL, 0, NULL, a->rbuf, a->rcount, a->rdt, 0);
-    else
+    } else {
         allgather_in_place(s, a->rbuf, a->rcount, a->rdt);
+    }
 }
 
 static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,

@@ -4,6 +4,7 @@
  * call runs its schedule). Arguments are checked here where they matter only at some
  * processes (the root's arrays) or only without MPI_IN_PLACE. */
 #include "coll.h"
+#include "core/pvar.h"
 
 #include "core/config.h"
 #include "core/error.h"
@@ -52,6 +53,21 @@ static inline uint64_t bytes_of(MPI_Count count, const cr_dtype *dt)
 {
     return (uint64_t)count * (uint64_t)dt->size;
 }
+
+/* Which algorithm ran (see select.c). */
+#define RAN CR_PVAR_DEFINE
+RAN(ran_alltoall_pairwise, "coll.alltoall.pairwise", "MPI_Alltoall calls run by pairwise exchange");
+RAN(ran_alltoall_node, "coll.alltoall.node", "MPI_Alltoall calls staged through shared memory");
+RAN(ran_alltoall_bruck, "coll.alltoall.bruck", "MPI_Alltoall calls run by Bruck's algorithm");
+RAN(ran_allgatherv_direct, "coll.allgatherv.direct", "MPI_Allgatherv calls run by direct exchange");
+RAN(ran_allgatherv_ring, "coll.allgatherv.ring", "MPI_Allgatherv calls run by a ring");
+RAN(ran_scan_recursive_doubling, "coll.scan.recursive_doubling",
+    "MPI_Scan and MPI_Exscan calls run by recursive doubling");
+RAN(ran_scan_node, "coll.scan.node", "MPI_Scan and MPI_Exscan calls staged through shared memory");
+RAN(ran_reduce_scatter_block_allreduce, "coll.reduce_scatter_block.allreduce",
+    "MPI_Reduce_scatter_block calls run as an allreduce");
+RAN(ran_reduce_scatter_block_node, "coll.reduce_scatter_block.node",
+    "MPI_Reduce_scatter_block calls staged through shared memory");
 
 /* ----------------------------------------------------------------- gatherv, scatterv */
 
@@ -155,10 +171,13 @@ static void build_allgatherv(cr_sched *s, const cr_coll_call *a, bool node_ok)
     int alg = (int)allgatherv_alg;
     if (alg == 0)
         alg = total >= (uint64_t)allgatherv_large ? 2 : 1;
-    if (alg == 1)
+    if (alg == 1) {
+        ran_allgatherv_direct++;
         cr_coll_allgatherv_direct(s, a->rbuf, a->rcounts, a->rdispls, a->rdt);
-    else
+    } else {
+        ran_allgatherv_ring++;
         cr_coll_allgatherv_ring(s, a->rbuf, a->rcounts, a->rdispls, a->rdt);
+    }
 }
 
 static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, cr_cvec rcounts,
@@ -232,12 +251,15 @@ static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool node_ok)
                cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         cr_coll_block own;
         alltoall_peer(a, s->rank, &own);
+        ran_alltoall_node++;
         cr_coll_node_large_exchange_own(s, CR_NODE_ALLTOALL, a, 0, a->sbuf != MPI_IN_PLACE, own.sbuf, own.scount,
                                         own.sdt, own.rbuf, own.rcount, own.rdt);
     } else if (alltoall_alg == 3 || (alltoall_alg != 1 && s->size > CR_COLL_ALLTOALL_WINDOW + 1 &&
                                       (uint64_t)a->rcount * (uint64_t)a->rdt->size <= (uint64_t)alltoall_small)) {
+        ran_alltoall_bruck++;
         cr_coll_alltoall_bruck(s, a);
     } else {
+        ran_alltoall_pairwise++;
         cr_coll_alltoall_pairwise(s, a, alltoall_peer);
     }
 }
@@ -375,10 +397,13 @@ static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool node_o
         return;
     if (block && node_ok && reduce_scatter_alg != 1 && p > 1 &&
         cr_coll_node_large_scan_usable(s->comm, a->rdt, a->op, true)) {
+        ran_reduce_scatter_block_node++;
         cr_coll_node_large_combine(s, CR_NODE_REDUCE_SCATTER, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, 0, NULL,
                                    a->rbuf, a->rcount, a->rdt, 0, a->op);
         return;
     }
+    if (block && p > 1)
+        ran_reduce_scatter_block_allreduce++;
     char *all = cr_sched_tmp(s, total, a->rdt);
     if (!all)
         return;
@@ -431,10 +456,13 @@ static void build_scan_any(cr_sched *s, const cr_coll_call *a, bool node_ok, boo
         return;
     if (node_ok && scan_alg != 1 && s->size > 1 && cr_coll_node_large_scan_usable(s->comm, a->rdt, a->op, false)) {
         const void *sbuf = a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf;
+        ran_scan_node++;
         cr_coll_node_large_combine(s, exclusive ? CR_NODE_EXSCAN : CR_NODE_SCAN, sbuf, 0, NULL, a->rbuf, a->rcount,
                                    a->rdt, 0, a->op);
         return;
     }
+    if (s->size > 1)
+        ran_scan_recursive_doubling++;
     cr_coll_scan_recursive_doubling(s, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, exclusive);
 }
 

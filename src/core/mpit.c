@@ -1,11 +1,14 @@
 /* mpit.c: the tool information interface (MPI_T): Courier's tunables (config.h) as control
- * variables. Every variable is read-only: tunables are read from the environment at start-up.
+ * variables, and its counters (pvar.h) as performance variables. Every control variable is
+ * read-only: tunables are read from the environment at start-up.
  * MPI_T calls return their error codes and never invoke error handlers (as MPI requires). */
 #include "config.h"
+#include "pvar.h"
 #include "cr_impl.h"
 #include "error.h"
 #include "thread.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -37,16 +40,19 @@ int cr_mpi_t_finalize(void)
     return MPI_SUCCESS;
 }
 
+/* Whether `index` names one of the n variables of a table, once MPI_T is initialised. */
+static int check_index(int index, int n)
+{
+    if (t_refs == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    return index < 0 || index >= n ? MPI_T_ERR_INVALID_INDEX : MPI_SUCCESS;
+}
+
 static const cr_tunable *cvar(int index, int *err)
 {
     int n;
     const cr_tunable *tab = cr_config_table(&n);
-    if (t_refs == 0)
-        return *err = MPI_T_ERR_NOT_INITIALIZED, NULL;
-    if (index < 0 || index >= n)
-        return *err = MPI_T_ERR_INVALID_INDEX, NULL;
-    *err = MPI_SUCCESS;
-    return &tab[index];
+    return (*err = check_index(index, n)) ? NULL : &tab[index];
 }
 
 /* MPI_T strings: copy what fits, report the full length including the terminating NUL. */
@@ -103,18 +109,27 @@ int cr_mpi_t_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbo
     return MPI_SUCCESS;
 }
 
+/* The index of the variable called `name` in a table of n entries of `stride` bytes, each
+ * starting with its name (cr_tunable and cr_pvar both do). */
+_Static_assert(offsetof(cr_tunable, name) == 0 && offsetof(cr_pvar, name) == 0, "find_name reads names there");
+
+static int find_name(const void *tab, size_t stride, int n, const char *name, int *index)
+{
+    if (t_refs == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    if (!name || !index)
+        return MPI_T_ERR_INVALID;
+    for (int i = 0; i < n; i++)
+        if (strcmp(*(const char *const *)((const char *)tab + (size_t)i * stride), name) == 0)
+            return *index = i, MPI_SUCCESS;
+    return MPI_T_ERR_INVALID_NAME;
+}
+
 int cr_mpi_t_cvar_get_index(const char *name, int *cvar_index)
 {
     int n;
     const cr_tunable *tab = cr_config_table(&n);
-    if (t_refs == 0)
-        return MPI_T_ERR_NOT_INITIALIZED;
-    if (!name || !cvar_index)
-        return MPI_T_ERR_INVALID;
-    for (int i = 0; i < n; i++)
-        if (strcmp(tab[i].name, name) == 0)
-            return *cvar_index = i, MPI_SUCCESS;
-    return MPI_T_ERR_INVALID_NAME;
+    return find_name(tab, sizeof *tab, n, name, cvar_index);
 }
 
 /* A handle is the variable's index plus one (0 is MPI_T_CVAR_HANDLE_NULL). */
@@ -167,12 +182,269 @@ int cr_mpi_t_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     return MPI_T_ERR_CVAR_SET_NEVER;
 }
 
+/* ----------------------------------------------------------------- performance variables */
+
+/* Every performance variable is a counter (pvar.h): continuous (no start or stop: it counts
+ * from MPI_Init on), and writable per handle: a handle reads the counter minus a base, which
+ * is 0 when the handle is allocated and the counter's value at its last reset (or what makes it
+ * read the value written), so sessions never disturb each other or the counter. */
+
+extern const cr_pvar __start_cr_pvars[] __attribute__((weak));
+extern const cr_pvar __stop_cr_pvars[] __attribute__((weak));
+
+const cr_pvar *cr_pvar_table(int *count)
+{
+    *count = __start_cr_pvars ? (int)(__stop_cr_pvars - __start_cr_pvars) : 0;
+    return __start_cr_pvars;
+}
+
+typedef struct pvar_handle {
+    const cr_pvar *var;
+    uint64_t base;     /* subtracted from the counter (0, or its value at the last reset) */
+    struct pvar_handle *next;
+    struct pvar_session *session;
+} pvar_handle;
+
+typedef struct pvar_session {
+    uint32_t magic;    /* SESSION_MAGIC while it lives: a freed or foreign pointer is refused */
+    pvar_handle *handles;
+} pvar_session;
+
+#define SESSION_MAGIC 0x70766172u /* "pvar" */
+
+static const cr_pvar *pvar(int index, int *err)
+{
+    int n;
+    const cr_pvar *tab = cr_pvar_table(&n);
+    return (*err = check_index(index, n)) ? NULL : &tab[index];
+}
+
 int cr_mpi_t_pvar_get_num(int *num_pvar)
 {
     if (t_refs == 0)
         return MPI_T_ERR_NOT_INITIALIZED;
-    *num_pvar = 0;
+    if (!num_pvar)
+        return MPI_T_ERR_INVALID;
+    cr_pvar_table(num_pvar);
     return MPI_SUCCESS;
+}
+
+int cr_mpi_t_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                           MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
+                           int *readonly, int *continuous, int *atomic)
+{
+    int err;
+    const cr_pvar *v = pvar(pvar_index, &err);
+    if (!v)
+        return err;
+    put_string(v->name, name, name_len);
+    put_string(v->help, desc, desc_len);
+    if (verbosity)
+        *verbosity = MPI_T_VERBOSITY_USER_DETAIL;
+    if (var_class)
+        *var_class = MPI_T_PVAR_CLASS_COUNTER;
+    if (datatype)
+        *datatype = MPI_UNSIGNED_LONG_LONG;
+    if (enumtype)
+        *enumtype = MPI_T_ENUM_NULL;
+    if (bind)
+        *bind = MPI_T_BIND_NO_OBJECT;
+    if (readonly)
+        *readonly = 0;
+    if (continuous)
+        *continuous = 1;
+    if (atomic)
+        *atomic = 0;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_pvar_get_index(const char *name, int var_class, int *pvar_index)
+{
+    int n;
+    const cr_pvar *tab = cr_pvar_table(&n);
+    int index, err = find_name(tab, sizeof *tab, n, name, &index);
+    if (err)
+        return err;
+    if (var_class != MPI_T_PVAR_CLASS_COUNTER) /* (a name and a class name a variable) */
+        return MPI_T_ERR_INVALID_NAME;
+    *pvar_index = index;
+    return MPI_SUCCESS;
+}
+
+static pvar_session *session_of(MPI_T_pvar_session s, int *err)
+{
+    pvar_session *p = (pvar_session *)s;
+    if (t_refs == 0)
+        return *err = MPI_T_ERR_NOT_INITIALIZED, NULL;
+    if (!p || p->magic != SESSION_MAGIC)
+        return *err = MPI_T_ERR_INVALID_SESSION, NULL;
+    *err = MPI_SUCCESS;
+    return p;
+}
+
+int cr_mpi_t_pvar_session_create(MPI_T_pvar_session *pe_session)
+{
+    if (t_refs == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    if (!pe_session)
+        return MPI_T_ERR_INVALID;
+    pvar_session *p = calloc(1, sizeof *p);
+    if (!p)
+        return MPI_T_ERR_MEMORY;
+    p->magic = SESSION_MAGIC;
+    *pe_session = (MPI_T_pvar_session)p;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_pvar_session_free(MPI_T_pvar_session *pe_session)
+{
+    int err;
+    pvar_session *p = pe_session ? session_of(*pe_session, &err) : NULL;
+    if (!p)
+        return pe_session ? err : MPI_T_ERR_INVALID;
+    for (pvar_handle *h = p->handles, *nx; h; h = nx) { /* the session's handles go with it */
+        nx = h->next;
+        free(h);
+    }
+    p->magic = 0;
+    free(p);
+    *pe_session = MPI_T_PVAR_SESSION_NULL;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void *obj_handle,
+                               MPI_T_pvar_handle *handle, int *count)
+{
+    (void)obj_handle; /* no variable is bound to an object */
+    int err;
+    pvar_session *p = session_of(pe_session, &err);
+    if (!p)
+        return err;
+    const cr_pvar *v = pvar(pvar_index, &err);
+    if (!v)
+        return err;
+    if (!handle || !count)
+        return MPI_T_ERR_INVALID;
+    pvar_handle *h = malloc(sizeof *h);
+    if (!h)
+        return MPI_T_ERR_MEMORY;
+    *h = (pvar_handle){.var = v, .base = 0, .next = p->handles, .session = p}; /* reads all since MPI_Init */
+    p->handles = h;
+    *handle = (MPI_T_pvar_handle)h;
+    *count = 1;
+    return MPI_SUCCESS;
+}
+
+/* The handle `hd` of session `p` (not MPI_T_PVAR_ALL_HANDLES), or NULL with the error. */
+static pvar_handle *handle_of(pvar_session *p, MPI_T_pvar_handle hd, int *err)
+{
+    for (pvar_handle *h = p->handles; h; h = h->next)
+        if ((MPI_T_pvar_handle)h == hd)
+            return *err = MPI_SUCCESS, h;
+    *err = MPI_T_ERR_INVALID_HANDLE;
+    return NULL;
+}
+
+int cr_mpi_t_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle *handle)
+{
+    int err;
+    pvar_session *p = session_of(pe_session, &err);
+    if (!p)
+        return err;
+    if (!handle)
+        return MPI_T_ERR_INVALID;
+    pvar_handle *h = handle_of(p, *handle, &err);
+    if (!h)
+        return err;
+    for (pvar_handle **at = &p->handles; *at; at = &(*at)->next)
+        if (*at == h) {
+            *at = h->next;
+            break;
+        }
+    free(h);
+    *handle = MPI_T_PVAR_HANDLE_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Start and stop: every variable is continuous (MPI_T_ERR_PVAR_NO_STARTSTOP), which holds for
+ * MPI_T_PVAR_ALL_HANDLES too, since no handle of the session can be started. */
+static int start_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    int err;
+    pvar_session *p = session_of(pe_session, &err);
+    if (!p)
+        return err;
+    if (handle == MPI_T_PVAR_ALL_HANDLES)
+        return MPI_SUCCESS;
+    return handle_of(p, handle, &err) ? MPI_T_ERR_PVAR_NO_STARTSTOP : err;
+}
+
+int cr_mpi_t_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    return start_stop(pe_session, handle);
+}
+
+int cr_mpi_t_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    return start_stop(pe_session, handle);
+}
+
+/* MPI_T_PVAR_ALL_HANDLES is for start, stop and reset only. */
+static pvar_handle *one_handle(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, int *err)
+{
+    pvar_session *p = session_of(pe_session, err);
+    return p ? handle_of(p, handle, err) : NULL;
+}
+
+int cr_mpi_t_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
+{
+    int err;
+    pvar_handle *h = one_handle(pe_session, handle, &err);
+    if (!h)
+        return err;
+    if (!buf)
+        return MPI_T_ERR_INVALID;
+    unsigned long long v = (unsigned long long)(*h->var->value - h->base);
+    memcpy(buf, &v, sizeof v);
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, const void *buf)
+{
+    int err;
+    pvar_handle *h = one_handle(pe_session, handle, &err);
+    if (!h)
+        return err;
+    if (!buf)
+        return MPI_T_ERR_INVALID;
+    unsigned long long v;
+    memcpy(&v, buf, sizeof v);
+    h->base = *h->var->value - (uint64_t)v; /* reads v now, and counts on from it */
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
+{
+    int err;
+    pvar_session *p = session_of(pe_session, &err);
+    if (!p)
+        return err;
+    if (handle == MPI_T_PVAR_ALL_HANDLES) {
+        for (pvar_handle *h = p->handles; h; h = h->next)
+            h->base = *h->var->value;
+        return MPI_SUCCESS;
+    }
+    pvar_handle *h = handle_of(p, handle, &err);
+    if (!h)
+        return err;
+    h->base = *h->var->value;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, void *buf)
+{
+    int err = cr_mpi_t_pvar_read(pe_session, handle, buf);
+    return err ? err : cr_mpi_t_pvar_reset(pe_session, handle);
 }
 
 int cr_mpi_t_category_get_num(int *num_cat)

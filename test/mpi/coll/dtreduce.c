@@ -27,6 +27,13 @@ int main(int argc, char **argv)
         MPI_Allreduce(in, out, 5, c3, MPI_SUM, MPI_COMM_WORLD);
         for (int i = 0; i < 15; i++)
             CHECK(out[i] == tri + (long)size * i, "contiguous allreduce [%d] = %d", i, out[i]);
+        /* and reduced to the last rank: 5 elements, enough for reduce-scatter + gather (forced
+         * by a testlist line) up to 4 processes */
+        for (int i = 0; i < 15; i++)
+            out[i] = -1;
+        MPI_Reduce(in, out, 5, c3, MPI_SUM, size - 1, MPI_COMM_WORLD);
+        for (int i = 0; rank == size - 1 && i < 15; i++)
+            CHECK(out[i] == tri + (long)size * i, "contiguous reduce [%d] = %d", i, out[i]);
         MPI_Type_free(&c3);
     }
     /* vector of doubles, stride 3: max, and the gaps untouched */

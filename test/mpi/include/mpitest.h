@@ -59,8 +59,69 @@ static void mt_init(int *argc, char ***argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
 }
 
+/* Every collective algorithm that a test's environment forces (COURIER_COLL_<NAME>=<alg>) must
+ * have run in this process, if the collective ran here at all: the MPI_T performance variable
+ * coll.<name>.<alg> counts the calls that picked it (src/coll/select.c), the others of
+ * coll.<name>.* the calls that picked another. Exempt: allgather's recursive doubling, which
+ * gives way to Bruck's algorithm when the process count is not a power of two. */
+static void mt_check_forced_algorithms(void)
+{
+    extern char **environ;
+    int provided, n = 0, size = 1;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_T_pvar_session session;
+    MPI_T_pvar_session_create(&session);
+    MPI_T_pvar_get_num(&n);
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, "COURIER_COLL_", 13) != 0 || !eq || eq - *e - 13 >= 64 || strlen(eq + 1) >= 64)
+            continue;
+        char coll[64], alg[64], want[160], prefix[96];
+        size_t len = (size_t)(eq - *e - 13);
+        for (size_t i = 0; i < len; i++)
+            coll[i] = (char)((*e)[13 + i] | 0x20); /* lower case (letters and '_') */
+        coll[len] = 0;
+        snprintf(alg, sizeof alg, "%s", eq + 1);
+        if (strcmp(alg, "auto") == 0 ||
+            (strcmp(coll, "allgather") == 0 && strcmp(alg, "recursive_doubling") == 0 && (size & (size - 1))))
+            continue;
+        snprintf(want, sizeof want, "coll.%s.%s", coll, alg);
+        snprintf(prefix, sizeof prefix, "coll.%s.", coll);
+        unsigned long long total = 0, forced = 0;
+        int found = 0;
+        for (int i = 0; i < n; i++) {
+            char name[160];
+            int name_len = sizeof name, verbosity, cls, bind, ro, cont, atomic;
+            MPI_Datatype dt;
+            MPI_T_enum en;
+            if (MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &cls, &dt, &en, NULL, NULL, &bind, &ro, &cont,
+                                    &atomic) != MPI_SUCCESS ||
+                strncmp(name, prefix, strlen(prefix)) != 0)
+                continue;
+            MPI_T_pvar_handle h;
+            int count;
+            unsigned long long v = 0;
+            if (MPI_T_pvar_handle_alloc(session, i, NULL, &h, &count) != MPI_SUCCESS)
+                continue;
+            MPI_T_pvar_read(session, h, &v);
+            MPI_T_pvar_handle_free(session, &h);
+            total += v;
+            if (strcmp(name, want) == 0)
+                forced = v, found = 1;
+        }
+        if (found && total > 0 && forced == 0)
+            mt_fail(__FILE__, __LINE__, want, "%s is forced, but none of this process's %llu %s calls ran it",
+                    *e, total, coll);
+    }
+    MPI_T_pvar_session_free(&session);
+    MPI_T_finalize();
+}
+
 static int mt_finish(void)
 {
+    mt_check_forced_algorithms();
     if (mt_errors) {
         fprintf(stderr, "rank %d: %d error%s\n", mt_rank, mt_errors, mt_errors == 1 ? "" : "s");
         fflush(stderr);
