@@ -22,6 +22,7 @@ typedef struct cr_coll_node {
     uint32_t nblocks;         /* blocks in the ring */
     uint32_t next, place;     /* the number of this process's next block, and its place */
     uint32_t free_until;      /* every process's `done` was at least this when last looked at */
+    uint32_t scatters;        /* this process's next large scatter (node_large.c: read in place) */
     void *map;                /* the communicator's own memory file, mapped (NULL for the world) */
     size_t map_bytes;
     uint32_t issued, retired; /* turns: node collectives started here, and those finished */

@@ -37,12 +37,15 @@
  * (node.h) before its first block, so nonblocking calls run one after another in call order. */
 #include "node.h"
 
+#include "core/config.h"
 #include "core/runtime.h"
 #include "xport/shm/shm.h"
+#include "xport/xport.h"
 
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #define BLOCK CR_SHM_COLL_BLOCK
 
@@ -50,6 +53,11 @@ enum { STAGED, REDUCED, DONE };
 
 typedef struct large_line {
     _Alignas(64) _Atomic uint32_t c[3]; /* STAGED, REDUCED, DONE; written by its process only */
+    /* A scatter read in place (below) whose root this line's process is: */
+    _Atomic uint32_t offered;  /* the number of the scatter whose buffer `addr` is (by the root) */
+    _Atomic uint32_t answers;  /* readers that answered the offer (by the readers) */
+    _Atomic uint32_t refused;  /* readers among them that could not read (by the readers) */
+    _Atomic uint64_t addr;     /* the root's send buffer (its first byte), or 0: staged */
 } large_line;
 
 typedef struct large_area {
@@ -64,9 +72,11 @@ static void init_large(void *arg)
 {
     cr_coll_node *st = arg;
     uint32_t n = (uint32_t)(st->nblocks / 8 - 1);
-    for (uint32_t r = 0; r < n; r++)
+    for (uint32_t r = 0; r < n; r++) {
         for (int f = STAGED; f <= DONE; f++)
             atomic_store_explicit(&st->large->lines[r].c[f], cr_shm_seq_start(), memory_order_relaxed);
+        atomic_store_explicit(&st->large->lines[r].offered, cr_shm_seq_start() - 1, memory_order_relaxed);
+    }
 }
 
 void cr_coll_node_large_start(cr_coll_node *st, int n)
@@ -74,7 +84,7 @@ void cr_coll_node_large_start(cr_coll_node *st, int n)
     size_t control = (((size_t)n + 1) * 64 + 4095) & ~(size_t)4095;
     st->blocks = (char *)st->large + control;
     st->nblocks = (uint32_t)CR_SHM_COLL_NBLOCKS(n);
-    st->next = st->free_until = cr_shm_seq_start();
+    st->next = st->free_until = st->scatters = cr_shm_seq_start();
     st->place = 0;
     cr_coll_node_once(&st->large->ready, init_large, st);
 }
@@ -549,6 +559,101 @@ static int exchange_step(cr_sched *s, void *arg)
     }
 }
 
+/* ----------------------------------------------------------------- scatter, read in place */
+
+/* A large scatter stages every block through the root's core: it copies p blocks in while the
+ * others wait, then each copies its block out. Read in place instead, each process copies its
+ * block straight from the root's buffer (cross-memory attach), all at once on every core, and
+ * the root copies nothing. The reads cost a system call each and two rounds of waiting, which
+ * pays from about 4 MiB scattered in all (8 processes of 1 MiB: 1.5-3x faster; 4 processes of
+ * 64 KiB: 2x slower). The blocks of the staged scatter are still taken, so that a refused
+ * read can fall back to them:
+ *   1. the root clears its line's count of answers and offers its buffer (addr, then
+ *      `offered` = the scatter's number; addr 0 if its blocks are not contiguous: then they go
+ *      staged);
+ *   2. each reader reads its block (if there is an offer, its receive buffer is contiguous and
+ *      the read works) and answers in the root's line in any case (counts itself in `refused`
+ *      if it could not read, then in `answers`); one that read is done with the call's blocks;
+ *   3. once every reader has answered, the root leaves if none refused, and stages everything
+ *      otherwise, for those that could not (exchange_step, as without this step).
+ * Every member numbers large scatters alike (they call them in the same order). Answers go to
+ * the root's line, which only this scatter uses until its root has counted them all (the
+ * root's next offer comes after that), whatever scatters with other roots the readers go on
+ * to. state[5]: 0 not started, 1 offered, 2 done in place; state[6] the scatter's number. */
+static int64_t scatter_direct;
+CR_TUNABLE(scatter_direct, COURIER_COLL_SCATTER_DIRECT, CR_TUNE_SIZE, "4M",
+           "bytes scattered in all from which MPI_Scatter on a node lets each process read its block straight "
+           "from the root's buffer (cross-memory attach) instead of staging every block through shared memory");
+
+static void wake_if_sleeping(void)
+{
+    if (cr_shm_sleep_mode()) {
+        atomic_thread_fence(memory_order_seq_cst);
+        cr_shm_wake_sleepers();
+    }
+}
+
+/* Marks this process done with every block of the call (it will not touch them). */
+static void blocks_done(cr_sched *s, const cr_coll_node *st, const xgeom *g)
+{
+    uint32_t end = s->state[0] + g->npieces * g->blocks;
+    publish(st, g->me, STAGED, end);
+    publish_wake(st, g->me, (int)g->n, DONE, end, false);
+    s->state[2] = s->state[3] = g->npieces;
+}
+
+static int scatter_in_place_step(cr_sched *s, void *arg)
+{
+    cr_coll_node *st = arg;
+    if (!cr_coll_node_turn(s, st))
+        return CR_SCHED_AGAIN;
+    const cr_sched_args *x = &s->args;
+    xgeom g = xgeometry(s);
+    large_line *root = &st->large->lines[x->root];
+    uint32_t number = s->state[6];
+    if (g.me == x->root) {
+        if (s->state[5] == 0) {
+            bool whole = cr_dtype_is_contig_n(x->sdt, x->scount * (MPI_Count)g.n);
+            atomic_store_explicit(&root->answers, 0, memory_order_relaxed);
+            atomic_store_explicit(&root->refused, 0, memory_order_relaxed);
+            atomic_store_explicit(&root->addr, whole ? (uint64_t)(uintptr_t)((const char *)x->sbuf + x->sdt->true_lb) : 0,
+                                  memory_order_relaxed);
+            atomic_store_explicit(&root->offered, number, memory_order_release);
+            wake_if_sleeping();
+            s->state[5] = 1;
+        }
+        /* Every reader answers, even an offer of nothing: the next offer may overwrite the line
+         * only once each has looked at this one. */
+        if (atomic_load_explicit(&root->answers, memory_order_acquire) != g.n - 1)
+            return CR_SCHED_AGAIN;
+        if (atomic_load_explicit(&root->addr, memory_order_relaxed) &&
+            atomic_load_explicit(&root->refused, memory_order_relaxed) == 0) { /* nobody needs the blocks */
+            blocks_done(s, st, &g);
+            s->state[5] = 2;
+        }
+        return MPI_SUCCESS;
+    }
+    if (atomic_load_explicit(&root->offered, memory_order_acquire) != number)
+        return CR_SCHED_AGAIN;
+    uint64_t addr = atomic_load_explicit(&root->addr, memory_order_relaxed);
+    bool read = false;
+    int src = cr_comm_world_rank(s->comm, x->root);
+    if (addr && cr_dtype_is_contig_n(x->dt, x->count) && cr_xport_can_read(src)) {
+        struct iovec local = {(char *)x->rbuf + x->dt->true_lb, g.bytes},
+                     remote = {(void *)(uintptr_t)(addr + (uint64_t)g.me * g.bytes), g.bytes};
+        read = cr_xport_read(src, &local, 1, &remote, 1) == 0;
+    }
+    if (!read)
+        atomic_fetch_add_explicit(&root->refused, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&root->answers, 1, memory_order_release);
+    wake_if_sleeping();
+    if (read) {
+        blocks_done(s, st, &g);
+        s->state[5] = 2;
+    }
+    return MPI_SUCCESS;
+}
+
 void cr_coll_node_large_exchange(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
                                  MPI_Count rcount, cr_dtype *rdt, int root)
 {
@@ -586,5 +691,12 @@ void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Cou
         return;
     take_blocks(s, st, (uint64_t)g.npieces * g.blocks);
     s->state[2] = s->state[3] = 0;
+    /* Scatters large enough (the same decision everywhere: the block size is the same) first
+     * try to read in place; exchange_step then has nothing left to do if that worked. */
+    if (kind == X_SCATTER && s->size > 1 && (uint64_t)g.n * g.bytes >= (uint64_t)scatter_direct) {
+        s->state[5] = 0;
+        s->state[6] = st->scatters++;
+        cr_sched_call(s, scatter_in_place_step, st);
+    }
     cr_sched_call(s, exchange_step, st);
 }

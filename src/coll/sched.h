@@ -89,7 +89,7 @@ typedef struct cr_sched {
     cr_step *steps;
     void **tmps;    /* scratch owned by the schedule */
     int ntmps, tmps_cap;
-    uint32_t state[6]; /* per-run state of call steps (a generation number, say) */
+    uint32_t state[8]; /* per-run state of call steps (a generation number, say) */
     cr_sched_args args; /* for call steps */
     cr_request *req;  /* nonblocking or persistent: the request that runs this schedule */
     cr_op *held_op;   /* a user operation kept alive while the request lives */

@@ -7,7 +7,9 @@
  *   - send and receive types that differ with the same signature (n MPI_2INT sent per process,
  *     2n MPI_INT received, and the other way round);
  *   - no byte written past a receive buffer, the root's send buffer left alone;
- *   - a communicator that renumbers the processes (split with reversed keys). */
+ *   - a communicator that renumbers the processes (split with reversed keys);
+ *   - large blocks read in place from the root's buffer by some processes while others (a
+ *     strided receive type) get them staged, in the same call. */
 #include "blockdata.h"
 
 static void one(MPI_Comm comm, int k, MPI_Count count, int root, int in_place, int round)
@@ -97,6 +99,46 @@ int main(int argc, char **argv)
             free(sbuf);
             free(rbuf);
         }
+    }
+
+    /* Large blocks (read in place from the root's buffer, src/coll/node_large.c), received
+     * contiguously by the even ranks and through a strided type by the odd ones, which cannot
+     * read in place: the root stages the blocks for them after the others have read theirs.
+     * Every element and every gap checked, three calls in a row with each root. */
+    {
+        const int n = 20000; /* ints per process: 78 KiB (the testlist sets COURIER_COLL_SCATTER_DIRECT low) */
+        MPI_Datatype strided;
+        MPI_Type_vector(n, 1, 2, MPI_INT, &strided);
+        MPI_Type_commit(&strided);
+        int *rbuf = malloc(2 * (size_t)n * sizeof *rbuf), *sbuf = malloc((size_t)n * (size_t)size * sizeof *sbuf);
+        for (int root = 0; root < size; root++)
+            for (int rep = 0; rep < 3; rep++) {
+                for (size_t i = 0; rank == root && i < (size_t)n * (size_t)size; i++)
+                    sbuf[i] = (int)(i * 7 + (size_t)root * 100003 + (size_t)rep * 13);
+                for (int i = 0; i < 2 * n; i++)
+                    rbuf[i] = -5;
+                if (rank % 2)
+                    MPI_Scatter(sbuf, n, MPI_INT, rbuf, 1, strided, root, MPI_COMM_WORLD);
+                else
+                    MPI_Scatter(sbuf, n, MPI_INT, rbuf, n, MPI_INT, root, MPI_COMM_WORLD);
+                int bad = 0, first = -1;
+                for (int i = 0; i < n; i++) {
+                    int at = rank % 2 ? 2 * i : i;
+                    int want = (int)(((size_t)rank * (size_t)n + (size_t)i) * 7 + (size_t)root * 100003 + (size_t)rep * 13);
+                    if (rbuf[at] != want && !bad++)
+                        first = i;
+                    if (rank % 2 && rbuf[at + 1] != -5 && !bad++)
+                        first = i;
+                }
+                for (int i = n; rank % 2 == 0 && i < 2 * n; i++)
+                    if (rbuf[i] != -5 && !bad++)
+                        first = i;
+                CHECK(bad == 0, "large scatter from root %d (%s receive), repetition %d: %d bad elements from %d", root,
+                      rank % 2 ? "strided" : "contiguous", rep, bad, first);
+            }
+        free(rbuf);
+        free(sbuf);
+        MPI_Type_free(&strided);
     }
 
     /* A communicator that renumbers the processes. */
