@@ -110,7 +110,7 @@ cr_coll_node *cr_coll_node_of(cr_comm *c)
     return c->coll_node = start(&world_node, c->size);
 }
 
-/* Gives `c` (an intracommunicator of a job on one node, not MPI_COMM_WORLD) areas of its own:
+/* Gives `c` (an intracommunicator whose members share a node, not MPI_COMM_WORLD) areas of its own:
  * rank 0 makes a memory file, broadcasts where it is (its pid and descriptor, which the others
  * open through /proc), everyone maps it and says whether that worked; rank 0 then closes its
  * descriptor (the mappings keep the file). Runs inside a blocking collective that every member
@@ -160,11 +160,25 @@ static int setup(cr_comm *c)
  * nonblocking ones), so they all set up in the same call. */
 #define SETUP_AFTER 3
 
+/* Whether every member of `c` is on this process's node (then all members find the same). */
+static bool on_one_node(cr_comm *c)
+{
+    int mine = cr_rt.node_of[cr_rt.rank];
+    for (int r = 0; r < c->size; r++)
+        if (cr_rt.node_of[cr_comm_world_rank(c, r)] != mine)
+            return false;
+    return true;
+}
+
 int cr_coll_node_prepare(cr_comm *c)
 {
-    if (CR_LIKELY(c->coll_node != NULL) || c == &cr_comm_world || c->inter || c->size < 2 || cr_rt.nnodes != 1 ||
-        cr_shm_local_size() != cr_comm_world.size || ++c->coll_blocking < SETUP_AFTER)
+    if (CR_LIKELY(c->coll_node != NULL) || c == &cr_comm_world || c->inter || c->size < 2 ||
+        ++c->coll_blocking < SETUP_AFTER)
         return MPI_SUCCESS;
+    if (cr_rt.nnodes > 1 && !on_one_node(c)) {
+        c->coll_node = &disabled; /* a communicator across nodes: message algorithms */
+        return MPI_SUCCESS;
+    }
     return setup(c);
 }
 

@@ -167,13 +167,6 @@ static bool send_piece(int dst, const cr_penv *env, const cr_request *r, uint64_
     return cr_xport_send_gather(dst, CR_XCLASS_PT2PT, (const cr_xenv *)env, n, &d.g);
 }
 
-/* Streams (long eager, DATA) go in frames of at most this much, however large the transport's
- * frames: the receiver copies a frame out while the sender copies the next one in, so the two
- * copies overlap. A message sent as one 256 KiB frame costs both copies one after the other:
- * one-way latency at 64 KiB fell from 3.65 to 2.59 us, at 256 KiB from 12.5 to 8.4 us with 16
- * KiB frames (8 KiB frames did worse, 9.6 us at 256 KiB; 32 KiB frames 3.0 us at 64 KiB). */
-enum { STREAM_CHUNK = 16 << 10 };
-
 /* Tries to put one frame on the wire. DATA frames send the next chunk of their request. */
 static bool try_send(int dst, cr_penv *env, cr_request *req, const ctl_words *words)
 {
@@ -187,7 +180,8 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, const ctl_words *wo
     case P_DATA:
     case P_LONG: {
         cr_request *r = req;
-        uint64_t chunk = CR_MIN(CR_MIN(r->bytes - r->offset, (uint64_t)cr_xport_max_frame(dst)), (uint64_t)STREAM_CHUNK);
+        /* streams (long eager, DATA) go in the transport's stream frames (cr_xport_stream_frame) */
+        uint64_t chunk = CR_MIN(r->bytes - r->offset, (uint64_t)cr_xport_stream_frame(dst));
         cr_penv e = *env;
         if (e.type == P_DATA)
             e.a = r->offset;

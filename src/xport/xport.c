@@ -1,6 +1,7 @@
 /* xport.c: routing frames to the transport that reaches each process, chosen per peer at
  * MPI_Init (this process itself: the self transport below; a process on this node: shared
- * memory), and delivering arriving frames to the handler of their class.
+ * memory; a process on another node: TCP), and delivering arriving frames to the handler of
+ * their class.
  *
  * The self transport: frames a process sends to itself wait in a local queue until the next
  * poll, so sending never re-enters the layer above. */
@@ -9,6 +10,8 @@
 #include "core/base.h"
 #include "core/runtime.h"
 #include "shm/shm.h"
+#include "tcp/tcp.h"
+#include "wait.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -33,6 +36,7 @@ static struct {
     cr_xport_handler *handlers[CR_XCLASS_COUNT];
     route *routes; /* by world rank */
     self_frame *self_head, **self_tail;
+    bool tcp; /* the job spans nodes */
 } X = {.self_tail = &X.self_head};
 
 void cr_xport_set_handler(cr_xclass cls, cr_xport_handler *h)
@@ -164,32 +168,40 @@ static bool self_no_split(int peer, uint64_t bytes)
     return false;
 }
 
-static const cr_xport_ops self_ops = {"self",    self_send,  self_send_gather, self_max_frame,
-                                      self_read, self_write, self_yes,         self_yes, self_no_split};
+static const cr_xport_ops self_ops = {"self",   self_send, self_send_gather, self_max_frame, self_max_frame,
+                                      self_read, self_write, self_yes, self_yes, self_no_split};
 
 /* ----------------------------------------------------------------- routing */
 
 int cr_xport_init(char *why, size_t cap)
 {
-    if (cr_rt.nnodes > 1)
-        return snprintf(why, cap,
-                        "this job spans %d nodes, but Courier can only communicate within one node for now "
-                        "(the TCP transport comes later)",
-                        cr_rt.nnodes),
-               -1;
     X.routes = calloc((size_t)cr_rt.size, sizeof *X.routes);
     if (!X.routes)
         return snprintf(why, cap, "out of memory"), -1;
+    X.tcp = cr_rt.nnodes > 1;
+    for (int r = 0; r < cr_rt.size; r++)
+        X.routes[r] = (route){&cr_tcp_ops, r};
     for (int l = 0; l < cr_rt.local_size; l++)
         X.routes[cr_rt.local_world_ranks[l]] = (route){&cr_shm_ops, l};
     X.routes[cr_rt.rank] = (route){&self_ops, 0};
-    return cr_shm_init(cr_rt.local_rank, cr_rt.local_size, cr_rt.local_world_ranks, why, cap);
+    /* Every transport publishes its addresses before the one PMI barrier of start-up (in
+     * cr_shm_init), which then has to happen in every process of the job, even one alone on its
+     * node, as soon as another node's processes need this one's TCP address. */
+    if (X.tcp && cr_tcp_init(why, cap))
+        return -1;
+    if (cr_shm_init(cr_rt.local_rank, cr_rt.local_size, cr_rt.local_world_ranks, X.tcp, why, cap))
+        return -1;
+    /* TCP traffic wakes a process that sleeps on its doorbell (its node's sleep mode). */
+    if (X.tcp && cr_rt.local_size > 1 && cr_wait_bell_fd() >= 0 && cr_wait_add(cr_tcp_wait_fd()) != 0)
+        return snprintf(why, cap, "cannot add the TCP sockets to the process's sleep"), -1;
+    return 0;
 }
 
 int cr_xport_finalize(char *why, size_t cap)
 {
     (void)why;
     (void)cap;
+    cr_tcp_finalize();
     cr_shm_finalize();
     while (X.self_head) {
         self_frame *f = X.self_head;
@@ -199,6 +211,7 @@ int cr_xport_finalize(char *why, size_t cap)
     X.self_tail = &X.self_head;
     free(X.routes);
     X.routes = NULL;
+    X.tcp = false;
     return 0;
 }
 
@@ -220,9 +233,17 @@ size_t cr_xport_max_frame(int dst)
     return r->ops->max_frame(r->peer);
 }
 
+size_t cr_xport_stream_frame(int dst)
+{
+    const route *r = &X.routes[dst];
+    return r->ops->stream_frame(r->peer);
+}
+
 int cr_xport_poll(void)
 {
     int got = cr_shm_poll();
+    if (X.tcp)
+        got += cr_tcp_poll();
     if (CR_UNLIKELY(X.self_head != NULL))
         got += self_poll();
     return got;

@@ -41,6 +41,10 @@ static void usage(FILE *f)
             "  -x VAR[=VALUE]          pass VAR to the ranks (with VALUE, set it)\n"
             "  -genv VAR VALUE         set VAR=VALUE for the ranks (also -env)\n"
             "  --timeout SECONDS       stop the job after SECONDS (also MPIEXEC_TIMEOUT); exit status 124\n"
+            "  --simulate-nodes K      tell the ranks they run on K nodes (consecutive blocks of ranks,\n"
+            "                          as even as they divide; also MPIEXEC_SIMULATE_NODES): they still\n"
+            "                          run here, but ranks on different nodes talk over TCP, as on a\n"
+            "                          cluster. For testing programs and Courier across nodes\n"
             "  --bind-to core|none     keep rank i on the i-th core, or only start it there and let the\n"
             "                          kernel move it (none, the default: see doc/performance.md)\n"
             "  --oversubscribe, --allow-run-as-root\n"
@@ -109,6 +113,15 @@ static const char *find_program(const char *prog)
     return NULL;
 }
 
+static int parse_count(const char *s, const char *opt)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > 65536)
+        die_usage("%s needs a number from 1 to 65536", opt);
+    return (int)v;
+}
+
 static void parse_args(job *j, int argc, char **argv)
 {
     size_t nenv = 0;
@@ -123,6 +136,10 @@ static void parse_args(job *j, int argc, char **argv)
     const char *t = getenv("MPIEXEC_TIMEOUT");
     if (t && *t)
         j->timeout = parse_seconds(t, "MPIEXEC_TIMEOUT");
+    j->nodes = 1;
+    const char *sn = getenv("MPIEXEC_SIMULATE_NODES");
+    if (sn && *sn)
+        j->nodes = parse_count(sn, "MPIEXEC_SIMULATE_NODES");
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -167,6 +184,11 @@ static void parse_args(job *j, int argc, char **argv)
                 die_usage("%s needs a number of seconds", a);
             j->timeout = parse_seconds(next, a);
             i++;
+        } else if (!strcmp(a, "--simulate-nodes") || !strcmp(a, "-simulate-nodes")) {
+            if (!next)
+                die_usage("%s needs a number of nodes", a);
+            j->nodes = parse_count(next, a);
+            i++;
         } else if (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to")) {
             if (!next || (strcmp(next, "core") && strcmp(next, "none")))
                 die_usage("%s needs 'core' or 'none'", a);
@@ -189,6 +211,10 @@ static void parse_args(job *j, int argc, char **argv)
         die_usage("%s", "no program to run");
     if (j->np < 0)
         j->np = 1;
+    if (j->nodes > j->np) {
+        fprintf(stderr, "mpiexec: %d simulated nodes need at least as many ranks, not %d\n", j->nodes, j->np);
+        exit(2);
+    }
     cpu_set_t set;
     j->cpus = calloc(CPU_SETSIZE, sizeof(int));
     if (sched_getaffinity(0, sizeof set, &set) == 0)

@@ -62,6 +62,7 @@ typedef struct job {
     int *cpus;          /* the CPUs mpiexec may run on */
     char *cpus_env;     /* "COURIER_CPUS=0,1,...": the mask the ranks widen theirs to again */
     double timeout;     /* seconds; 0 means none */
+    int nodes;          /* nodes the ranks are told they span (--simulate-nodes; 1 otherwise) */
     bool nofile_raised; /* we raised RLIMIT_NOFILE's soft limit for a large job... */
     unsigned long long nofile_soft; /* ...from this one, which the ranks get back */
     const char *prog_path;

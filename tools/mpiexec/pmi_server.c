@@ -114,8 +114,16 @@ static char process_mapping[128];
 void pmi_server_init(job *j)
 {
     snprintf(j->kvsname, sizeof j->kvsname, "courier_%d", (int)getpid());
-    /* Every rank on this host: node 0, one node, np ranks per node (MPICH's format). */
-    snprintf(process_mapping, sizeof process_mapping, "(vector,(0,1,%d))", j->np);
+    /* Every rank on this host: node 0, one node, np ranks per node (MPICH's format). With
+     * simulated nodes, blocks of consecutive ranks: the first np % K nodes one rank more. */
+    int k = j->nodes, q = j->np / k, extra = j->np % k;
+    if (k == 1)
+        snprintf(process_mapping, sizeof process_mapping, "(vector,(0,1,%d))", j->np);
+    else if (extra == 0)
+        snprintf(process_mapping, sizeof process_mapping, "(vector,(0,%d,%d))", k, q);
+    else
+        snprintf(process_mapping, sizeof process_mapping, "(vector,(0,%d,%d),(%d,%d,%d))", extra, q + 1, extra,
+                 k - extra, q);
     /* Far more than any MPI library puts (Courier: one short pair per node, or per rank without
      * a process mapping), small enough that a rank cannot exhaust mpiexec's memory. */
     j->kvs_budget = ((size_t)16 << 20) + (size_t)j->np * 4096;

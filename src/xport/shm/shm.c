@@ -269,12 +269,12 @@ static void ring_bell(shm_proc *p)
     futex(&p->bell, FUTEX_WAKE, 1, NULL);
 }
 
-int cr_shm_init(int me, int n, const int *local_world_ranks, char *why, size_t cap)
+int cr_shm_init(int me, int n, const int *local_world_ranks, bool job_barrier, char *why, size_t cap)
 {
     S.me = me;
     S.n = n;
     if (n <= 1)
-        return 0;
+        return job_barrier && cr_pmi_barrier() ? snprintf(why, cap, "the PMI barrier of start-up failed"), -1 : 0;
     cr_thread_set_doorbell(cr_shm_ring_self);
     if (tune_ring_size && (tune_ring_size & (tune_ring_size - 1) || tune_ring_size < 4096 || tune_ring_size > (64 << 20)))
         return snprintf(why, cap, "COURIER_SHM_RING_SIZE=%lld is not a power of two from 4K to 64M",
@@ -408,6 +408,16 @@ static size_t shm_max_frame(int peer)
 {
     (void)peer;
     return S.ring_bytes / 4 - HDR_BYTES;
+}
+
+/* Streams go in frames of at most 16 KiB, however large the ring's frames: the receiver copies
+ * a frame out while the sender copies the next one in, so the two copies overlap. A message
+ * sent as one 256 KiB frame costs both copies one after the other: one-way latency at 64 KiB
+ * fell from 3.65 to 2.59 us, at 256 KiB from 12.5 to 8.4 us with 16 KiB frames (8 KiB frames
+ * did worse, 9.6 us at 256 KiB; 32 KiB frames 3.0 us at 64 KiB). */
+static size_t shm_stream_frame(int peer)
+{
+    return CR_MIN(shm_max_frame(peer), (size_t)16 << 10);
 }
 
 bool cr_shm_sleep_mode(void)
@@ -783,6 +793,6 @@ static int shm_write(int peer, const struct iovec *liov, int nl, const struct io
     return shm_move(peer, liov, nl, riov, nr, true);
 }
 
-const cr_xport_ops cr_shm_ops = {"shm",    shm_send,     shm_send_gather, shm_max_frame,
+const cr_xport_ops cr_shm_ops = {"shm",    shm_send,     shm_send_gather, shm_max_frame, shm_stream_frame,
                                  shm_read, shm_write,    shm_can_read,    shm_pull_preferred,
                                  shm_split_preferred};

@@ -5,8 +5,9 @@
 #include "xport/xport.h"
 
 /* Starts the transport among the node's processes; `local_world_ranks[local_rank]` is this
- * process. With one local process there is nothing to do. */
-int cr_shm_init(int local_rank, int local_size, const int *local_world_ranks, char *why, size_t cap);
+ * process. With one local process there is nothing to do but the PMI barrier of start-up, when
+ * `job_barrier` says the job's other transports need it (it is collective over the job). */
+int cr_shm_init(int local_rank, int local_size, const int *local_world_ranks, bool job_barrier, char *why, size_t cap);
 void cr_shm_finalize(void);
 /* The transport's operations, by local rank (see cr_xport_ops). */
 extern const cr_xport_ops cr_shm_ops;

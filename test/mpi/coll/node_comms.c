@@ -1,10 +1,11 @@
 /* The node component on communicators other than MPI_COMM_WORLD (src/coll/node.h): from its
- * third blocking collective on, a communicator of a job on one node gets shared areas of its
+ * third blocking collective on, a communicator whose processes share a node gets shared areas of its
  * own (a memory file its members map, visible in /proc/self/maps as "courier-coll"), and its
  * barrier, small and large reductions and large broadcasts take the shared-memory paths.
  * Checked here: results on a duplicate of MPI_COMM_WORLD, on the two halves of a split whose
  * ranks run in reverse order (both halves at once), and on a group's subset communicator,
- * interleaved with MPI_COMM_WORLD's own calls; an operation that does not commute (rank order
+ * interleaved with MPI_COMM_WORLD's own calls, and on the node's communicator in a job of
+ * several nodes (those across nodes get none); an operation that does not commute (rank order
  * of the communicator, not of the world); that the areas appear after setup and go with
  * MPI_Comm_free, over a hundred communicators made, used and freed. */
 #include "mpitest.h"
@@ -25,6 +26,18 @@ static int coll_maps(void)
         n += strstr(line, "courier-coll") != NULL;
     fclose(f);
     return n;
+}
+
+/* 1 when `c` (collective over it) has two or more processes and all of them share a node. */
+static int shared_areas(MPI_Comm c)
+{
+    int size, nsize;
+    MPI_Comm n;
+    MPI_Comm_size(c, &size);
+    MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &n);
+    MPI_Comm_size(n, &nsize);
+    MPI_Comm_free(&n);
+    return size > 1 && nsize == size;
 }
 
 /* Every kind of call the component serves, on `comm`, with checks; `k` varies the data. */
@@ -98,6 +111,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Op op;
     MPI_Op_create(compose, 0, &op);
+    /* The processes of this node, which the shared-memory collectives serve in a job of several. */
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
 
     MPI_Comm dup, half, sub = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
@@ -119,16 +135,19 @@ int main(int argc, char **argv)
         exercise(half, op, k + 200);
         if (sub != MPI_COMM_NULL)
             exercise(sub, op, k + 300);
+        exercise(node, op, k + 400);
     }
-    /* Once set up, each communicator of two or more processes of a job on one node has its areas. */
-    int hsize;
-    MPI_Comm_size(half, &hsize);
-    int expect_maps = (wsize > 1) + (hsize > 1) + (sub != MPI_COMM_NULL);
+    /* Once set up, each communicator of two or more processes that share a node has its areas
+     * (mpiexec --simulate-nodes puts the processes on several nodes). */
+    int expect_maps = shared_areas(dup) + shared_areas(half) + shared_areas(node);
+    if (sub != MPI_COMM_NULL)
+        expect_maps += shared_areas(sub);
     CHECK(coll_maps() == expect_maps, "%d courier-coll mappings, expected %d", coll_maps(), expect_maps);
     if (sub != MPI_COMM_NULL)
         MPI_Comm_free(&sub);
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);
+    MPI_Comm_free(&node);
     CHECK(coll_maps() == 0, "%d courier-coll mappings left after MPI_Comm_free", coll_maps());
 
     /* Many communicators made, used past setup, freed: nothing stays mapped. */
