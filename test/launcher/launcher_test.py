@@ -44,6 +44,7 @@ class Env:
         self.prog = args.prog
         self.fatal = args.fatal
         self.fuzz = args.fuzz
+        self.extra = []  # mpiexec options every run of the case gets (the hosts_ variants)
 
 
 def marked_pids(mark):
@@ -117,7 +118,7 @@ def run(env, np, *args, prog=None, mpiexec_args=(), stdin=b"", extra_env=None, t
     e["COURIER_TEST_MARK"] = mark
     e.update(extra_env or {})
     before = shm_entries()
-    cmd = [env.mpiexec, *mpiexec_args, "-n", str(np), prog or env.prog, *args]
+    cmd = [env.mpiexec, *env.extra, *mpiexec_args, "-n", str(np), prog or env.prog, *args]
     t0 = time.monotonic()
     p = subprocess.run(cmd, input=stdin, capture_output=True, env=e, timeout=timeout)
     r = Run(p, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), time.monotonic() - t0)
@@ -301,7 +302,7 @@ def start_hanging(env, np, mpiexec_args=()):
     e = dict(os.environ)
     e["COURIER_TEST_MARK"] = mark
     before = shm_entries()
-    p = subprocess.Popen([env.mpiexec, *mpiexec_args, "-n", str(np), env.prog, "hang"], stdout=subprocess.PIPE,
+    p = subprocess.Popen([env.mpiexec, *env.extra, *mpiexec_args, "-n", str(np), env.prog, "hang"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=e)
     pids = {}
     while len(pids) < np:
@@ -643,6 +644,106 @@ def allreduce_np128(env):
     lines = re.findall(r"allreduce rank (\d+) of (\d+) errors (\d+) total (-?\d+)", r.out)
     check(sorted(int(x[0]) for x in lines) == list(range(np)), f"ranks that reported: {len(lines)}: " + r.describe())
     check(all(x[1] == str(np) and x[2] == "0" and x[3] == "0" for x in lines), "wrong results: " + r.describe())
+
+
+# ------------------------------------------------------------------ across hosts
+#
+# The same cases with mpiexec -hosts: the front mpiexec starts one proxy per host through
+# fake_ssh (a stand-in for ssh that runs the command here), each proxy starts its host's ranks,
+# and the ranks on different "hosts" talk over TCP. What a user sees must not change: output,
+# exit statuses, the failure named with its rank and host, stdin, signals, nothing left behind.
+
+FAKE_SSH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_ssh")
+HOSTS = ["-hosts", "hosta,hostb", "--launcher-exec", FAKE_SSH]
+
+
+def across_hosts(fn, hosts=HOSTS):
+    def run_case(env):
+        env.extra = list(hosts)
+        fn(env)
+    return run_case
+
+
+for _name in ("hello_np2", "hello_np4", "hello_np16", "env_passing", "stdin_to_rank0", "output_lines_not_torn",
+              "tag_output", "exit_status_before_finalize", "exit_zero_without_finalize", "exit_status_after_finalize",
+              "exit_status_success", "non_mpi_program", "killed_by_segv", "mpi_abort", "rank_killed_from_outside",
+              "mpiexec_killed", "interrupt", "timeout", "fatal_error", "program_not_found"):
+    CASES["hosts_" + _name] = across_hosts(CASES[_name])
+CASES["hosts3_hello_np7"] = across_hosts(lambda env: hello(env, 7), ["-hosts", "h1,h2,h3", "--launcher-exec", FAKE_SSH])
+
+
+def proxy_pids(mark):
+    """The proxies of a job (mpiexec --proxy), by their id."""
+    found = {}
+    for pid in marked_pids(mark):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"--proxy" in argv and not is_zombie(pid):
+            found[int(argv[argv.index(b"--proxy") + 2])] = pid
+    return found
+
+
+@case
+def hosts_proxy_killed(env):
+    """A whole host disappears (its proxy is killed, so its ranks die too): the job ends within
+    a second or two, names the host, and nothing is left."""
+    env.extra = HOSTS
+    p, pids, mark, before = start_hanging(env, 4)
+    proxies = proxy_pids(mark)
+    check(sorted(proxies) == [0, 1], f"proxies found: {proxies}")
+    t0 = time.monotonic()
+    os.kill(proxies[1], signal.SIGKILL)
+    out, err = p.communicate(timeout=30)
+    elapsed = time.monotonic() - t0
+    err = err.decode()
+    check(p.returncode != 0, f"exit status {p.returncode}: {err}")
+    check(re.search(r"host hostb: its proxy ended before its ranks did", err), err)
+    check(elapsed < 2.0, f"the job took {elapsed:.2f}s to end after a host was lost")
+    leftovers_check(mark, before)
+
+
+@case
+def hosts_unknown_host(env):
+    r = run(env, 4, "hello", mpiexec_args=("-hosts", "hosta,unknown-host", "--launcher-exec", FAKE_SSH))
+    check(r.status == 255, r.describe())
+    check("cannot start the proxy on host unknown-host: the launcher exited with status 255" in r.err, r.describe())
+    check("Could not resolve hostname unknown-host" in r.err, "the launcher's own message is lost: " + r.describe())
+    check(r.elapsed < 3.0, r.describe())
+
+
+@case
+def hosts_launcher_missing(env):
+    r = run(env, 2, "hello", mpiexec_args=("-hosts", "hosta,hostb", "--launcher-exec", "/no/such/launcher"))
+    check(r.status == 127 and "cannot run the launcher '/no/such/launcher' for host hosta" in r.err, r.describe())
+
+
+@case
+def hosts_hostfile(env):
+    """Slots from a hostfile (comments, blank lines, both spellings), and its errors."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        good = os.path.join(d, "hosts")
+        with open(good, "w") as f:
+            f.write("# two hosts\n\nhosta:1\nhostb slots=3   # the rest\n")
+        r = run(env, 4, "hello", mpiexec_args=("--hostfile", good, "--launcher-exec", FAKE_SSH))
+        check(r.status == 0 and r.out.count("hello rank") == 4, r.describe())
+        r = run(env, 5, "hello", mpiexec_args=("--hostfile", good, "--launcher-exec", FAKE_SSH))
+        check(r.status == 2 and "5 ranks do not fit the 4 slots of the 2 hosts given" in r.err, r.describe())
+        r = run(env, 8, "hello", mpiexec_args=("-hosts", "hosta,hostb", "-ppn", "3", "--launcher-exec", FAKE_SSH))
+        check(r.status == 2 and "8 ranks do not fit the 6 slots of the 2 hosts given (-ppn)" in r.err, r.describe())
+        for text, msg in (("hosta:x\n", ":1: 'hosta:x': the number of slots must be 1 to 65536"),
+                          ("host$a\n", ":1: 'host$a' is not a host name"),
+                          ("hosta\nhostb:0\n", ":2: 'hostb:0': the number of slots must be 1 to 65536")):
+            bad = os.path.join(d, "bad")
+            with open(bad, "w") as f:
+                f.write(text)
+            r = run(env, 2, "hello", mpiexec_args=("--hostfile", bad, "--launcher-exec", FAKE_SSH))
+            check(r.status == 2 and (bad + msg) in r.err, f"{text!r}: " + r.describe())
+        r = run(env, 2, "hello", mpiexec_args=("--hostfile", os.path.join(d, "none"),))
+        check(r.status == 2 and "cannot read the hostfile" in r.err, r.describe())
 
 
 def main():

@@ -179,7 +179,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int victim = size - 1;
     if (!strcmp(mode, "hello")) {
-        printf("hello rank %d of %d pid %d\n", rank, size, (int)getpid());
+        char host[MPI_MAX_PROCESSOR_NAME];
+        int len;
+        MPI_Get_processor_name(host, &len);
+        printf("hello rank %d of %d pid %d on %s\n", rank, size, (int)getpid(), host);
     } else if (!strcmp(mode, "env")) {
         for (int i = 2; i < argc; i++) {
             const char *v = getenv(argv[i]);

@@ -33,7 +33,8 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mpiexec -n N [options] program [arguments]\n"
             "\n"
-            "Runs N copies of program as one MPI job on this machine (more ranks than cores is fine).\n"
+            "Runs N copies of program as one MPI job on this machine (more ranks than cores is fine),\n"
+            "or across the hosts given by -hosts or --hostfile (one proxy per host, started by ssh).\n"
             "\n"
             "options:\n"
             "  -n N, -np N             number of processes (ranks)\n"
@@ -45,6 +46,14 @@ static void usage(FILE *f)
             "                          as even as they divide; also MPIEXEC_SIMULATE_NODES): they still\n"
             "                          run here, but ranks on different nodes talk over TCP, as on a\n"
             "                          cluster. For testing programs and Courier across nodes\n"
+            "  -hosts H1[:N],H2[:N],...  run across these hosts (also -host, --host, -H): N ranks on each\n"
+            "                          that says :N, else as even as the ranks divide (or -ppn)\n"
+            "  --hostfile FILE         the hosts, one per line as 'host', 'host:N' or 'host slots=N'\n"
+            "                          (also -f, -machinefile); # starts a comment\n"
+            "  -ppn N                  N ranks on each host, in host order\n"
+            "  --launcher-exec CMD     how to start a program on another host: CMD HOST COMMAND...,\n"
+            "                          as ssh is called (the default: ssh -x). This host's own ranks\n"
+            "                          are started directly\n"
             "  --bind-to core|none     keep rank i on the i-th core, or only start it there and let the\n"
             "                          kernel move it (none, the default: see doc/performance.md)\n"
             "  --oversubscribe, --allow-run-as-root\n"
@@ -122,6 +131,9 @@ static int parse_count(const char *s, const char *opt)
     return (int)v;
 }
 
+/* A proxy's arguments: the front's addresses, its id, the job's cookie (NULL: not a proxy). */
+static const char *proxy_args[3];
+
 static void parse_args(job *j, int argc, char **argv)
 {
     size_t nenv = 0;
@@ -189,6 +201,39 @@ static void parse_args(job *j, int argc, char **argv)
                 die_usage("%s needs a number of nodes", a);
             j->nodes = parse_count(next, a);
             i++;
+        } else if (!strcmp(a, "-hosts") || !strcmp(a, "--hosts") || !strcmp(a, "-host") || !strcmp(a, "--host") ||
+                   !strcmp(a, "-H")) {
+            if (!next)
+                die_usage("%s needs a list of hosts", a);
+            j->hosts = next;
+            i++;
+        } else if (!strcmp(a, "--hostfile") || !strcmp(a, "-hostfile") || !strcmp(a, "-f") ||
+                   !strcmp(a, "-machinefile") || !strcmp(a, "--machinefile")) {
+            if (!next)
+                die_usage("%s needs a file name", a);
+            j->hostfile = next;
+            i++;
+        } else if (!strcmp(a, "-ppn") || !strcmp(a, "--ppn") || !strcmp(a, "--npernode") || !strcmp(a, "-npernode")) {
+            if (!next)
+                die_usage("%s needs a number of ranks per host", a);
+            j->ppn = parse_count(next, a);
+            i++;
+        } else if (!strcmp(a, "--launcher-exec") || !strcmp(a, "-launcher-exec")) {
+            if (!next)
+                die_usage("%s needs a command", a);
+            j->launcher_exec = next;
+            i++;
+        } else if (!strcmp(a, "--launcher") || !strcmp(a, "-launcher")) {
+            if (!next || (strcmp(next, "ssh") && strcmp(next, "rsh")))
+                die_usage("%s: only 'ssh' and 'rsh' are known (or give --launcher-exec CMD)", next ? next : "");
+            if (!j->launcher_exec)
+                j->launcher_exec = next;
+            i++;
+        } else if (!strcmp(a, "--proxy")) { /* internal: started by a front mpiexec */
+            if (i + 3 >= argc)
+                die_usage("%s", "--proxy needs the front's address, an id and a cookie");
+            proxy_args[0] = argv[i + 1], proxy_args[1] = argv[i + 2], proxy_args[2] = argv[i + 3];
+            i += 3;
         } else if (!strcmp(a, "--bind-to") || !strcmp(a, "-bind-to")) {
             if (!next || (strcmp(next, "core") && strcmp(next, "none")))
                 die_usage("%s needs 'core' or 'none'", a);
@@ -207,10 +252,12 @@ static void parse_args(job *j, int argc, char **argv)
             die_usage("unknown option '%s'", a);
         }
     }
-    if (i >= argc)
+    if (i >= argc && !proxy_args[0]) /* a proxy: the front sends the job */
         die_usage("%s", "no program to run");
     if (j->np < 0)
         j->np = 1;
+    if ((j->hosts || j->hostfile) && j->nodes > 1)
+        die_usage("%s", "--simulate-nodes cannot be combined with real hosts");
     if (j->nodes > j->np) {
         fprintf(stderr, "mpiexec: %d simulated nodes need at least as many ranks, not %d\n", j->nodes, j->np);
         exit(2);
@@ -228,8 +275,10 @@ static void parse_args(job *j, int argc, char **argv)
     int at = snprintf(j->cpus_env, len, "COURIER_CPUS=");
     for (int c = 0; c < j->ncpus; c++)
         at += snprintf(j->cpus_env + at, len - (size_t)at, c ? ",%d" : "%d", j->cpus[c]);
-    j->argv = &argv[i];
     j->envp = env;
+    if (proxy_args[0])
+        return;
+    j->argv = &argv[i];
     j->prog_path = find_program(argv[i]);
     if (!j->prog_path) {
         fprintf(stderr, "mpiexec: cannot run '%s': %s\n", argv[i],
@@ -268,6 +317,17 @@ void job_fail(job *j, int status, const char *fmt, ...)
     j->exit_status = status;
     va_list ap;
     va_start(ap, fmt);
+    if (j->up_fd >= 0) { /* a proxy: the front names the failure and stops every host */
+        char msg[1024];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        proxy_fail(j, status, msg);
+        if (running_ranks(j) > 0) {
+            signal_ranks(j, SIGTERM);
+            j->kill_deadline = now_seconds() + KILL_GRACE;
+        }
+        return;
+    }
     fprintf(stderr, "mpiexec: ");
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
@@ -359,7 +419,7 @@ static void on_signal(job *j, int sig)
     j->kill_deadline = now_seconds() + 2.0;
 }
 
-static int sigfd_setup(sigset_t *set)
+int sigfd_setup(sigset_t *set)
 {
     sigemptyset(set);
     int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -389,9 +449,14 @@ static void raise_fd_limit(job *j)
 int main(int argc, char **argv)
 {
     static job j;
+    j.up_fd = -1;
     parse_args(&j, argc, argv);
-    raise_fd_limit(&j);
     gethostname(j.hostname, sizeof j.hostname - 1);
+    if (j.hosts || j.hostfile)
+        return run_front(&j);
+    if (proxy_args[0] && proxy_start(&j, proxy_args[0], atoi(proxy_args[1]), proxy_args[2]) != 0)
+        return 1;
+    raise_fd_limit(&j);
     j.ranks = calloc((size_t)j.np, sizeof *j.ranks);
     if (!j.ranks) {
         fprintf(stderr, "mpiexec: out of memory for %d ranks\n", j.np);
@@ -410,7 +475,7 @@ int main(int argc, char **argv)
         job_fail(&j, 1, "could not start all %d ranks", j.np);
     }
 
-    size_t cap = 3 + 3 * (size_t)j.np;
+    size_t cap = 4 + 3 * (size_t)j.np;
     struct pollfd *pfd = calloc(cap, sizeof *pfd);
     void **who = calloc(cap, sizeof *who); /* what each pollfd is: a linebuf, a rank (PMI) or NULL */
     char *what = calloc(cap, 1);
@@ -427,6 +492,10 @@ int main(int argc, char **argv)
         if (j.stdin_dst >= 0 && (j.stdin_len || j.stdin_eof)) {
             pfd[nfds] = (struct pollfd){.fd = j.stdin_dst, .events = POLLOUT};
             what[nfds++] = 'o';
+        }
+        if (j.up_fd >= 0) {
+            pfd[nfds] = (struct pollfd){.fd = j.up_fd, .events = POLLIN};
+            what[nfds++] = 'u';
         }
         bool pipes_open = false;
         for (int r = 0; r < j.np; r++) {
@@ -482,6 +551,10 @@ int main(int argc, char **argv)
                 break;
             }
             case 'i': io_stdin_read(&j); break;
+            case 'u':
+                if (proxy_serve(&j) != 0)
+                    proxy_lost(&j);
+                break;
             case 'o': io_stdin_write(&j); break;
             case 'p': {
                 rank_proc *p = who[k];
@@ -530,6 +603,8 @@ int main(int argc, char **argv)
     free(j.ranks);
     free(j.cpus);
     free(j.cpus_env);
+    if (j.up_fd >= 0)
+        proxy_done(&j);
     pmi_server_free();
     return j.exit_status;
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #define LINEBUF_MAX 65536
@@ -47,6 +48,7 @@ typedef struct rank_proc {
     bool finalized;     /* sent cmd=finalize */
     bool in_barrier;
     bool aborted;
+    bool awaiting_get;  /* a get went to the front mpiexec; its reply comes later (proxy) */
     int abort_code;
     char abort_msg[512];
     int status;         /* from waitpid, once reaped */
@@ -63,6 +65,16 @@ typedef struct job {
     char *cpus_env;     /* "COURIER_CPUS=0,1,...": the mask the ranks widen theirs to again */
     double timeout;     /* seconds; 0 means none */
     int nodes;          /* nodes the ranks are told they span (--simulate-nodes; 1 otherwise) */
+    /* Across hosts (hosts.c: the front mpiexec; proxy.c: one proxy per host, which starts that
+     * host's ranks). A proxy's np counts its own ranks; world_size all of them. */
+    int world_size;     /* ranks in the whole job (np when there is one host) */
+    int first_rank;     /* world rank of ranks[0] */
+    int up_fd;          /* a proxy's connection to the front mpiexec; -1 otherwise */
+    bool up_barrier;    /* a proxy: every local rank is in the barrier, and the front was told */
+    bool up_left;       /* a proxy: no local rank takes part in barriers any more (told) */
+    char *mapping;      /* PMI_process_mapping from the front (NULL: computed by pmi_server) */
+    const char *hosts, *hostfile, *launcher_exec; /* -hosts, --hostfile, --launcher-exec */
+    int ppn;            /* -ppn: ranks per host (0: spread evenly, or as the host list says) */
     bool nofile_raised; /* we raised RLIMIT_NOFILE's soft limit for a large job... */
     unsigned long long nofile_soft; /* ...from this one, which the ranks get back */
     const char *prog_path;
@@ -110,6 +122,49 @@ void pmi_partial(rank_proc *r, char *buf, size_t cap);
 /* Releases a barrier that every live rank has entered (after a rank finished or died). */
 void pmi_check_barrier(job *j);
 
+/* Replies to a get that went to the front mpiexec (proxy.c). */
+void pmi_get_reply(job *j, rank_proc *r, const char *key, const char *value);
+/* The front mpiexec let every host through the barrier (proxy.c). */
+void pmi_barrier_release(job *j);
+/* The front's key-value space (hosts.c): 0, -1 over budget, -2 out of memory. */
+int pmi_kvs_put(job *j, const char *key, const char *value);
+const char *pmi_kvs_get(const char *key);
+
+/* hosts.c: the front mpiexec of a job across hosts (-hosts, --hostfile): it starts one proxy per
+ * host (directly on this host, with the launcher elsewhere), serves them the job and the
+ * key-value space, forwards their output and signals, and decides the job's fate. */
+int run_front(job *j);
+
+/* proxy.c: the proxy side. proxy_start connects to the front and receives the job (fills j). */
+int proxy_start(job *j, const char *front, int id, const char *cookie);
+void proxy_put(job *j, const char *key, const char *value);
+void proxy_get(job *j, rank_proc *r, const char *key);
+void proxy_barrier(job *j);
+void proxy_left(job *j);
+void proxy_fail(job *j, int status, const char *message);
+void proxy_done(job *j);
+/* Serves what the front sent; -1 when the connection closed (the proxy then ends its ranks). */
+int proxy_serve(job *j);
+/* The front is gone (killed, or its host or the network failed): the ranks here are killed,
+ * nothing of the job may outlive it. */
+void proxy_lost(job *j);
+
+/* wire.c: messages between the front and its proxies: a 4-byte length, a type byte, a payload
+ * of NUL-terminated fields. */
+enum { W_HELLO = 1, W_JOB, W_PUT, W_GET, W_GETR, W_BIN, W_BLEFT, W_BOUT, W_FAIL, W_DONE, W_STOP, W_SIG };
+#define WIRE_MAX (1u << 24)
+typedef struct wire_in {
+    char *buf;
+    size_t len, cap, used; /* used: bytes of the message last returned by wire_next */
+} wire_in;
+/* Sends one message made of `nf` fields (blocking; the peer always reads). -1 on error. */
+int wire_send(int fd, int type, int nf, const char *const *fields);
+/* Reads what is there: 0, or -1 at end of file or on error. */
+int wire_read(int fd, wire_in *w);
+/* The next complete message, or 0; its fields stay valid until the next call. -1: malformed. */
+int wire_next(wire_in *w, char **fields, int maxf, int *nf);
+void wire_free(wire_in *w);
+
 /* iofwd.c */
 void io_init(job *j);
 /* Reads from a rank's pipe and writes out every complete line; returns -1 at end of file. */
@@ -123,5 +178,7 @@ void io_stdin_write(job *j);
 /* Starts stopping the job: the first caller decides the exit status and prints the cause. */
 void job_fail(job *j, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void describe_rank(job *j, rank_proc *r, char *buf, size_t cap);
+/* Blocks the signals mpiexec handles and returns a signalfd for them (SIGPIPE is ignored). */
+int sigfd_setup(sigset_t *set);
 
 #endif

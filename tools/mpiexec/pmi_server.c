@@ -109,10 +109,29 @@ static const char *kvs_get(const char *key)
     return s->key ? s->value : NULL;
 }
 
-static char process_mapping[128];
+int pmi_kvs_put(job *j, const char *key, const char *value)
+{
+    return kvs_put(j, key, value);
+}
+
+const char *pmi_kvs_get(const char *key)
+{
+    return kvs_get(key);
+}
+
+static char process_mapping[1024];
 
 void pmi_server_init(job *j)
 {
+    if (j->world_size == 0)
+        j->world_size = j->np;
+    /* Far more than any MPI library puts (Courier: one short pair per node, or per rank without
+     * a process mapping), small enough that a rank cannot exhaust mpiexec's memory. */
+    j->kvs_budget = ((size_t)16 << 20) + (size_t)j->world_size * 4096;
+    if (j->mapping) { /* a proxy: the front's layout and name */
+        snprintf(process_mapping, sizeof process_mapping, "%s", j->mapping);
+        return;
+    }
     snprintf(j->kvsname, sizeof j->kvsname, "courier_%d", (int)getpid());
     /* Every rank on this host: node 0, one node, np ranks per node (MPICH's format). With
      * simulated nodes, blocks of consecutive ranks: the first np % K nodes one rank more. */
@@ -124,9 +143,6 @@ void pmi_server_init(job *j)
     else
         snprintf(process_mapping, sizeof process_mapping, "(vector,(0,%d,%d),(%d,%d,%d))", extra, q + 1, extra,
                  k - extra, q);
-    /* Far more than any MPI library puts (Courier: one short pair per node, or per rank without
-     * a process mapping), small enough that a rank cannot exhaust mpiexec's memory. */
-    j->kvs_budget = ((size_t)16 << 20) + (size_t)j->np * 4096;
 }
 
 void pmi_server_free(void)
@@ -172,6 +188,8 @@ static void leave(job *j, rank_proc *r)
         j->barrier_count--;
     }
     pmi_check_barrier(j);
+    if (j->up_fd >= 0 && j->pmi_live == 0)
+        proxy_left(j); /* this host no longer holds barriers back */
 }
 
 static void disconnect(job *j, rank_proc *r)
@@ -246,6 +264,18 @@ void pmi_check_barrier(job *j)
 {
     /* A failing job's ranks are being stopped: none is let through a barrier any more. */
     if (j->failing || j->barrier_count == 0 || j->barrier_count < j->pmi_live)
+        return;
+    if (j->up_fd >= 0) { /* a proxy: every host must be in; the front says when (W_BOUT) */
+        if (!j->up_barrier)
+            proxy_barrier(j);
+        return;
+    }
+    pmi_barrier_release(j);
+}
+
+void pmi_barrier_release(job *j)
+{
+    if (j->failing)
         return;
     j->barrier_count = 0;
     for (int i = 0; i < j->np; i++) {
@@ -504,7 +534,7 @@ static void serve_line(job *j, rank_proc *r, char *line, size_t len, bool *pendi
     } else if (!strcmp(cmd, "get_my_kvsname")) {
         reply(j, r, "cmd=my_kvsname rc=0 kvsname=%s\n", j->kvsname);
     } else if (!strcmp(cmd, "get_universe_size")) {
-        reply(j, r, "cmd=universe_size rc=0 size=%d\n", j->np);
+        reply(j, r, "cmd=universe_size rc=0 size=%d\n", j->world_size);
     } else if (!strcmp(cmd, "put")) {
         const word *vw = find(&c, "value");
         if (!vw) {
@@ -520,6 +550,8 @@ static void serve_line(job *j, rank_proc *r, char *line, size_t len, bool *pendi
             return;
         value_of(vw, value, sizeof value);
         int rc = kvs_put(j, key, value);
+        if (rc == 0 && j->up_fd >= 0)
+            proxy_put(j, key, value);
         if (rc == -1) {
             violation(j, r, line, len, "more than %zu bytes put into the key-value space", j->kvs_budget);
             return;
@@ -536,10 +568,10 @@ static void serve_line(job *j, rank_proc *r, char *line, size_t len, bool *pendi
         if (!key_args(j, r, line, len, &c, cmd, key))
             return;
         const char *v = !strcmp(key, "PMI_process_mapping") ? process_mapping : kvs_get(key);
-        if (v)
-            reply(j, r, "cmd=get_result rc=0 msg=success value=%s\n", v);
+        if (!v && j->up_fd >= 0)
+            proxy_get(j, r, key); /* another host may have put it: the front answers */
         else
-            reply(j, r, "cmd=get_result rc=-1 msg=key_%s_not_found\n", key);
+            pmi_get_reply(j, r, key, v);
     } else if (!strcmp(cmd, "barrier_in")) {
         r->in_barrier = true;
         j->barrier_count++;
@@ -579,6 +611,14 @@ static void closed(job *j, rank_proc *r)
     disconnect(j, r);
 }
 
+void pmi_get_reply(job *j, rank_proc *r, const char *key, const char *value)
+{
+    if (value)
+        reply(j, r, "cmd=get_result rc=0 msg=success value=%s\n", value);
+    else
+        reply(j, r, "cmd=get_result rc=-1 msg=key_%s_not_found\n", key);
+}
+
 int pmi_serve(job *j, rank_proc *r)
 {
     if (r->pmi_fd < 0)
@@ -592,7 +632,7 @@ int pmi_serve(job *j, rank_proc *r)
     }
     r->pmi_len += (size_t)n;
     /* Bytes that came before the reply to an earlier request were sent too early. */
-    bool pending = r->in_barrier || r->pmi_out_len > 0 || r->pmi_early;
+    bool pending = r->in_barrier || r->pmi_out_len > 0 || r->pmi_early || r->awaiting_get;
     size_t off = 0;
     char *nl;
     while ((nl = memchr(r->pmi_in + off, '\n', r->pmi_len - off)) != NULL) {

@@ -33,7 +33,7 @@ static bool inherited_pmi_var(const char *entry)
     return false;
 }
 
-/* The environment of one rank: the job's, plus this rank's PMI variables (whose text lives in
+/* The environment of one rank (`rank`: its index on this host): the job's, plus its PMI variables (whose text lives in
  * `vars`, owned by the caller). Free the array, not its strings. */
 static char **rank_env(job *j, int rank, int pmi_fd, char vars[3][32])
 {
@@ -48,8 +48,8 @@ static char **rank_env(job *j, int rank, int pmi_fd, char vars[3][32])
         if (!inherited_pmi_var(j->envp[i]))
             env[n++] = j->envp[i];
     snprintf(vars[0], 32, "PMI_FD=%d", pmi_fd);
-    snprintf(vars[1], 32, "PMI_RANK=%d", rank);
-    snprintf(vars[2], 32, "PMI_SIZE=%d", j->np);
+    snprintf(vars[1], 32, "PMI_RANK=%d", j->first_rank + rank);
+    snprintf(vars[2], 32, "PMI_SIZE=%d", j->world_size);
     for (int i = 0; i < 3; i++)
         env[n + (size_t)i] = vars[i];
     if (!j->bind && j->cpus_env)
@@ -105,7 +105,7 @@ int spawn_ranks(job *j)
     /* Ranks that do not get started (a fork that fails part way) have no descriptors: the event
      * loop must not mistake a zero from calloc for fd 0. */
     for (int r = 0; r < j->np; r++) {
-        j->ranks[r].rank = r;
+        j->ranks[r].rank = j->first_rank + r;
         j->ranks[r].pmi_fd = j->ranks[r].out.fd = j->ranks[r].err.fd = -1;
     }
     for (int r = 0; r < j->np; r++) {
@@ -113,11 +113,11 @@ int spawn_ranks(job *j)
         int sv[2], out[2], err[2], in[2] = {devnull, -1};
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) || pipe2(out, O_CLOEXEC) ||
             pipe2(err, O_CLOEXEC)) {
-            fprintf(stderr, "mpiexec: cannot create pipes for rank %d: %s%s\n", r, strerror(errno),
+            fprintf(stderr, "mpiexec: cannot create pipes for rank %d: %s%s\n", j->first_rank + r, strerror(errno),
                     errno == EMFILE ? " (raise the limit: ulimit -n)" : "");
             return -1;
         }
-        if (r == 0 && j->stdin_src >= 0 && pipe2(in, O_CLOEXEC)) {
+        if (r == 0 && j->first_rank == 0 && j->stdin_src >= 0 && pipe2(in, O_CLOEXEC)) {
             perror("mpiexec: cannot create the stdin pipe");
             return -1;
         }
@@ -129,7 +129,7 @@ int spawn_ranks(job *j)
         }
         pid_t pid = fork();
         if (pid < 0) {
-            fprintf(stderr, "mpiexec: cannot start rank %d: fork: %s\n", r, strerror(errno));
+            fprintf(stderr, "mpiexec: cannot start rank %d: fork: %s\n", j->first_rank + r, strerror(errno));
             return -1;
         }
         if (pid == 0)
@@ -145,7 +145,6 @@ int spawn_ranks(job *j)
             fcntl(in[1], F_SETFL, O_NONBLOCK);
             j->stdin_dst = in[1];
         }
-        p->rank = r;
         p->pid = pid;
         p->pmi_fd = sv[0];
         fcntl(sv[0], F_SETFL, O_NONBLOCK);

@@ -11,7 +11,8 @@
  *       messages), received in order after a pause;
  *   (e) messages sent with MPI_Send just before the sender's MPI_Finalize, received by a
  *       receiver that waits first: the sender's finalize must let them all leave.
- * Without simulated nodes it runs the same over shared memory. */
+ * Without simulated nodes it runs the same over shared memory. Across real hosts (mpiexec
+ * -hosts, as many ranks on each as the ranks divide evenly), TEST_NODES gives their number. */
 #include "mpitest.h"
 
 #include <stdint.h>
@@ -167,7 +168,9 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const char *sim = getenv("MPIEXEC_SIMULATE_NODES");
+    /* how many nodes the launcher placed the ranks on, in blocks: TEST_NODES when the job runs
+     * across hosts (mpiexec -hosts), else the simulated ones */
+    const char *sim = getenv("TEST_NODES") ? getenv("TEST_NODES") : getenv("MPIEXEC_SIMULATE_NODES");
     nodes = sim ? atoi(sim) : 1;
 
     /* (a) */

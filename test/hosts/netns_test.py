@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Across hosts for real: three network namespaces on one bridge stand for three hosts (each with
+its own network stack, addresses 10.77.0.1-3 and its own host name), Courier's mpiexec runs in
+the first and starts one proxy per host through test/hosts/ns_ssh (a stand-in for ssh), and the
+MPI test programs run with their ranks spread over the hosts in blocks: shared memory within a
+host, TCP between hosts. Each case makes its own namespaces and removes them, and everything in
+them, whatever happens (../shared/launch-ecosystem.md, section 3).
+
+usage: netns_test.py --bin BUILD/bin --mpi BUILD/test/mpi --prog LAUNCHER_PROG CASE
+       netns_test.py --list
+Exits 77 (skipped) where network namespaces cannot be made (not root, no `ip`).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NS_SSH = os.path.join(HERE, "ns_ssh")
+SKIP = 77
+CASES = {}
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+def sh(*cmd, ok=False):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode and not ok:
+        raise Failure(f"{' '.join(cmd)}: {p.stderr.strip()}")
+    return p
+
+
+class Lab:
+    """Namespaces <prefix>h1..h3 on a bridge in <prefix>lab; names unique to this process."""
+
+    def __init__(self, hosts=3):
+        tag = f"c{os.getpid() % 100000}"
+        self.prefix = tag + "-"
+        self.lab = tag + "-lab"
+        self.hosts = [f"h{i}" for i in range(1, hosts + 1)]
+        self.made = []
+
+    def __enter__(self):
+        sh("ip", "netns", "add", self.lab)
+        self.made.append(self.lab)
+        sh("ip", "-n", self.lab, "link", "add", "br0", "type", "bridge")
+        sh("ip", "-n", self.lab, "link", "set", "br0", "up")
+        for i, h in enumerate(self.hosts, 1):
+            ns = self.prefix + h
+            sh("ip", "netns", "add", ns)
+            self.made.append(ns)
+            veth = f"{self.prefix}v{i}"
+            sh("ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", ns)
+            sh("ip", "link", "set", veth, "netns", self.lab)
+            sh("ip", "-n", self.lab, "link", "set", veth, "master", "br0")
+            sh("ip", "-n", self.lab, "link", "set", veth, "up")
+            sh("ip", "-n", ns, "addr", "add", f"10.77.0.{i}/24", "dev", "eth0")
+            sh("ip", "-n", ns, "link", "set", "eth0", "up")
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
+        return self
+
+    def __exit__(self, *exc):
+        for ns in reversed(self.made):
+            pids = sh("ip", "netns", "pids", ns, ok=True).stdout.split()
+            for pid in pids:
+                try:
+                    os.kill(int(pid), 9)
+                except OSError:
+                    pass
+            sh("ip", "netns", "del", ns, ok=True)
+        return False
+
+    def leftovers(self):
+        left = {ns: sh("ip", "netns", "pids", ns, ok=True).stdout.split() for ns in self.made}
+        return {ns: p for ns, p in left.items() if p}
+
+    def mpiexec(self, args, np, hosts=None, env=None, timeout=120):
+        """Runs `mpiexec -hosts h1,h2,h3 -n NP args...` from inside h1."""
+        e = dict(os.environ)
+        e["CR_NETNS_PREFIX"] = self.prefix
+        e.update(env or {})
+        hosts = hosts or self.hosts
+        inner = [ARGS.mpiexec, "-hosts", ",".join(hosts), "--launcher-exec", NS_SSH, "-n", str(np), *args]
+        cmd = ["ip", "netns", "exec", self.prefix + self.hosts[0], "unshare", "--uts", "/bin/sh", "-c",
+               'hostname "$0"; exec "$@"', self.hosts[0], *inner]
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=timeout)
+        p.elapsed = time.monotonic() - t0
+        # nothing of the job may be left on any host once mpiexec returned
+        deadline = time.monotonic() + 2
+        while self.leftovers() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(not self.leftovers(), f"processes left on the hosts: {self.leftovers()}")
+        return p
+
+
+def describe(p):
+    return f"exit {p.returncode} after {p.elapsed:.2f}s\n--- stdout:\n{p.stdout[-3000:]}\n--- stderr:\n{p.stderr[-3000:]}"
+
+
+# MPI test programs (test/mpi/AREA/NAME), the process counts, and arguments: ranks in blocks over
+# three hosts, so every count above 3 mixes shared memory and TCP.
+PROGRAMS = {
+    "pt2pt/across_nodes": ((3, 6, 12), ()),
+    "pt2pt/modes": ((4, 7), ()),
+    "pt2pt/ordering": ((6,), ()),
+    "pt2pt/probe": ((6,), ()),
+    "pt2pt/large": ((3,), ()),
+    "pt2pt/unexpected_flood": ((6,), ()),
+    "pt2pt/sendrecv": ((5,), ()),
+    "pt2pt/persistent": ((6,), ()),
+    "coll/allreduce": ((6, 8), ()),
+    "coll/bcast": ((7,), ()),
+    "coll/mixed": ((6,), ()),
+    "coll/nonblocking": ((6,), ()),
+    "coll/persistent": ((5,), ()),
+    "coll/vector": ((6,), ()),
+    "coll/node_comms": ((6,), ()),
+    "datatype/large": ((3,), ()),
+    "threads/pt2pt": ((3,), ("4",)),
+}
+
+
+def program_case(name, nps, args):
+    def run_case():
+        with Lab() as lab:
+            for np in nps:
+                p = lab.mpiexec([os.path.join(ARGS.mpi, name), *args], np, env={"TEST_NODES": "3"})
+                check(p.returncode == 0 and "FAIL" not in p.stdout + p.stderr, f"{name} at {np} ranks: " + describe(p))
+    return run_case
+
+
+for _name, (_nps, _args) in PROGRAMS.items():
+    CASES[_name.replace("/", "_")] = program_case(_name, _nps, _args)
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+@case
+def hostnames():
+    """Each rank runs on its host: MPI_Get_processor_name says h1, h2, h3 in blocks."""
+    with Lab() as lab:
+        p = lab.mpiexec([ARGS.prog, "hello"], 6)
+        check(p.returncode == 0, describe(p))
+        got = sorted(re.findall(r"hello rank (\d+) of 6 pid \d+ on (\S+)", p.stdout))
+        check([(int(r), h) for r, h in got] == [(r, f"h{r // 2 + 1}") for r in range(6)], describe(p))
+
+
+@case
+def rank_dies_on_a_host():
+    """A rank on h3 crashes: the job ends at once, names the rank and its host, nothing stays."""
+    with Lab() as lab:
+        p = lab.mpiexec([ARGS.prog, "segv"], 6, env={"ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") +
+                                                  ":handle_segv=0"})
+        check(p.returncode == 139, describe(p))
+        check(re.search(r"mpiexec: rank 5 \(pid \d+\) on host h3: killed by signal 11", p.stderr), describe(p))
+        check(p.elapsed < 5, describe(p))
+
+
+@case
+def abort_on_a_host():
+    with Lab() as lab:
+        p = lab.mpiexec([ARGS.prog, "abort"], 6)
+        check(p.returncode == 7 and re.search(r"rank 5 \(pid \d+\) on host h3: called MPI_Abort", p.stderr), describe(p))
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin")
+    ap.add_argument("--mpi")
+    ap.add_argument("--prog")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("case", nargs="?")
+    ARGS = ap.parse_args()
+    if ARGS.list:
+        print("\n".join(CASES))
+        return 0
+    ARGS.mpiexec = os.path.join(ARGS.bin, "mpiexec")
+    if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("unshare"):
+        print(f"SKIP {ARGS.case}: needs root, ip and unshare to make network namespaces")
+        return SKIP
+    probe = f"c{os.getpid() % 100000}-probe"
+    if subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode != 0:
+        print(f"SKIP {ARGS.case}: cannot make network namespaces here")
+        return SKIP
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    try:
+        CASES[ARGS.case]()
+    except Failure as f:
+        print(f"FAIL {ARGS.case}: {f}")
+        return 1
+    print(f"PASS {ARGS.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
