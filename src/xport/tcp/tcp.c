@@ -83,6 +83,8 @@ static struct {
     conn **in;              /* accepted connections (grows) */
     int nin, incap;
     bool polling;           /* a handler that polls again must not re-enter the read loop */
+    int nwant_out;          /* outgoing connections waiting for EPOLLOUT (something queued) */
+    unsigned polls;         /* cr_tcp_poll calls, for the direct-read fast path */
     conn *dead;             /* dropped connections, freed after the poll that may still see them */
     uint32_t my_addrs[MAX_ADDRS], my_masks[MAX_ADDRS]; /* IPv4, network order */
     int naddrs;
@@ -226,6 +228,7 @@ static void conn_close(conn *c)
 static void out_drop(conn *c)
 {
     T.out[c->peer] = &gone;
+    T.nwant_out -= c->want_out;
     epoll_ctl(T.ep, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     free(c->buf);
@@ -270,6 +273,7 @@ static bool out_flush(conn *c)
     bool want = c->connecting || c->head < c->tail;
     if (want != c->want_out) {
         c->want_out = want;
+        T.nwant_out += want ? 1 : -1;
         ep_set(c, EPOLL_CTL_MOD, want ? EPOLLOUT : 0);
     }
     return true;
@@ -534,18 +538,40 @@ static bool in_read(conn *c, int *got)
     if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
         return false;
     if (r > 0) {
+        /* Connections are one-way, so no reply ever carries the ACK of what arrived: the kernel
+         * would send a packet of its own for it at once (quick-ack mode), work on both sides
+         * of every message. Delayed, ACKs go one per two segments or with the timer instead.
+         * The kernel re-enters quick-ack mode by itself, hence after every read. Measured
+         * between two network namespaces: 8-byte one-way latency 8.4 against 10.3 us. */
+        int zero = 0;
+        setsockopt(c->fd, IPPROTO_TCP, TCP_QUICKACK, &zero, sizeof zero);
         c->tail += (size_t)r;
         *got += in_deliver(c);
     }
     return true;
 }
 
+/* With few peers sending to us and nothing queued to send, a read on each incoming socket is
+ * cheaper than asking epoll first (one system call per arriving message instead of two); epoll
+ * still runs every DIRECT_EVERY polls for new connections and closed ones. */
+enum { DIRECT_MAX = 2, DIRECT_EVERY = 64 };
+
 int cr_tcp_poll(void)
 {
     if (!T.up || T.polling)
         return 0;
+    int got = 0;
+    if (T.nin > 0 && T.nin <= DIRECT_MAX && T.nwant_out == 0 && ++T.polls % DIRECT_EVERY != 0) {
+        T.polling = true;
+        for (int k = 0; k < T.nin; k++)
+            if (!in_read(T.in[k], &got))
+                in_drop(k--);
+        T.polling = false;
+        free_dead();
+        return got;
+    }
     struct epoll_event ev[32];
-    int n = epoll_wait(T.ep, ev, 32, 0), got = 0;
+    int n = epoll_wait(T.ep, ev, 32, 0);
     if (n <= 0)
         return 0;
     T.polling = true;
