@@ -3,7 +3,7 @@
  * The socket is inherited (PMI_FD, as Courier's mpiexec and Hydra provide it) or reached over
  * TCP (PMI_PORT=host:port). Rank and size come from PMI_RANK/PMI_SIZE, or from the server's
  * "cmd=set" lines after an "initack" when PMI_ID is given. */
-#include "pmi.h"
+#include "backends.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -157,14 +157,14 @@ static int explain_orphan(char *why, size_t cap)
                  "this process was started by %s (%s=%s), but no PMI server can be reached "
                  "(neither PMI_FD nor PMI_PORT is set). Courier will not start a one-process world "
                  "here: that would run several unrelated copies of the program. Start it with "
-                 "Courier's mpiexec, MPICH's Hydra mpiexec, or another PMI-1 launcher.",
+                 "Courier's mpiexec, MPICH's Hydra mpiexec, or another PMI-1 or PMIx launcher.",
                  hints[i].launcher, hints[i].var, v);
         return -1;
     }
     return 0;
 }
 
-int cr_pmi_init(cr_pmi_job *job, char *why, size_t whycap)
+int cr_pmi1_init(cr_pmi_job *job, char *why, size_t whycap)
 {
     const char *fdstr = getenv("PMI_FD");
     const char *port = getenv("PMI_PORT");
@@ -233,19 +233,19 @@ lost:
     return -1;
 }
 
-bool cr_pmi_connected(void)
+bool cr_pmi1_connected(void)
 {
     return pmi_fd >= 0;
 }
 
-int cr_pmi_put(const char *key, const char *value)
+int cr_pmi1_put(const char *key, const char *value)
 {
     char cmd[1536], line[256];
     snprintf(cmd, sizeof cmd, "cmd=put kvsname=%s key=%s value=%s\n", kvsname, key, value);
     return rpc(cmd, "put_result", line, sizeof line);
 }
 
-int cr_pmi_get(const char *key, char *value, size_t cap)
+int cr_pmi1_get(const char *key, char *value, size_t cap)
 {
     char cmd[512], line[1536];
     snprintf(cmd, sizeof cmd, "cmd=get kvsname=%s key=%s\n", kvsname, key);
@@ -254,13 +254,13 @@ int cr_pmi_get(const char *key, char *value, size_t cap)
     return field(line, "value", value, cap);
 }
 
-int cr_pmi_barrier(void)
+int cr_pmi1_barrier(void)
 {
     char line[256];
     return rpc("cmd=barrier_in\n", "barrier_out", line, sizeof line);
 }
 
-int cr_pmi_finalize(void)
+int cr_pmi1_finalize(void)
 {
     char line[256];
     if (pmi_fd < 0)
@@ -271,7 +271,7 @@ int cr_pmi_finalize(void)
     return rc;
 }
 
-void cr_pmi_abort(int exitcode, const char *message)
+void cr_pmi1_abort(int exitcode, const char *message)
 {
     if (pmi_fd < 0)
         return;

