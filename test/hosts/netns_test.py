@@ -184,6 +184,39 @@ def abort_on_a_host():
         check(p.returncode == 7 and re.search(r"rank 5 \(pid \d+\) on host h3: called MPI_Abort", p.stderr), describe(p))
 
 
+@case
+def link_cut():
+    """h2's link goes down while the job runs (no reset, only silence): the front notices within
+    seconds (keep-alives on its proxy connections), names h2, stops the other hosts, and h2's
+    proxy, cut off from the front, ends its ranks by itself."""
+    with Lab() as lab:
+        e = dict(os.environ, CR_NETNS_PREFIX=lab.prefix)
+        inner = [ARGS.mpiexec, "-hosts", "h1,h2,h3", "--launcher-exec", NS_SSH, "-n", "6", ARGS.prog, "hang"]
+        cmd = ["ip", "netns", "exec", lab.prefix + "h1", "unshare", "--uts", "/bin/sh", "-c", 'hostname h1; exec "$@"',
+               "h1", *inner]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
+        ready = 0
+        while ready < 6:
+            ln = p.stdout.readline()
+            if not ln:
+                raise Failure("the job ended before every rank was ready: " + p.stderr.read())
+            ready += ln.startswith("ready ")
+        t0 = time.monotonic()
+        sh("ip", "-n", lab.prefix + "h2", "link", "set", "eth0", "down")
+        try:
+            out, err = p.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise Failure("the job did not end within 30 s of the cut")
+        elapsed = time.monotonic() - t0
+        check(p.returncode != 0 and "host h2:" in err, f"exit {p.returncode}: {err}")
+        check(elapsed < 10, f"the job took {elapsed:.1f}s to end after the cut: {err}")
+        deadline = time.monotonic() + 10
+        while lab.leftovers() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        check(not lab.leftovers(), f"processes left on the hosts: {lab.leftovers()}")
+
+
 def hydra():
     """MPICH's Hydra mpiexec (from PyPI, as bench/compare.py installs it), or None."""
     for d in (os.environ.get("COURIER_TEST_PEERS"), os.path.expanduser("~/.cache/courier-bench"), "/opt/peers"):

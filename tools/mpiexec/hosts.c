@@ -86,7 +86,7 @@ static bool valid_host_name(const char *s)
 /* Adds "name", "name:N" or "name slots=N" (where says where it came from, for errors). */
 static void add_host(const char *spec, const char *where)
 {
-    char name[300];
+    char name[256];
     int slots = 0;
     const char *colon = strchr(spec, ':'), *sl = strstr(spec, " slots=");
     size_t n = colon ? (size_t)(colon - spec) : sl ? (size_t)(sl - spec) : strlen(spec);
@@ -624,8 +624,7 @@ int run_front(job *j)
                         close(fd);
                         continue;
                     }
-                    int one = 1;
-                    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                    wire_tune(fd);
                     pend[npend] = fd;
                     pend_in[npend] = (wire_in){0};
                     npend++;

@@ -157,6 +157,11 @@ typedef struct wire_in {
     char *buf;
     size_t len, cap, used; /* used: bytes of the message last returned by wire_next */
 } wire_in;
+/* A front-proxy connection: no Nagle delay, and a link that goes silent (cut, host down: no
+ * reset ever comes) counts as broken after about 4 KEEPALIVE_S seconds: keep-alive probes when
+ * idle, TCP_USER_TIMEOUT when data waits for its acknowledgement. */
+#define KEEPALIVE_S 1
+void wire_tune(int fd);
 /* Sends one message made of `nf` fields (blocking; the peer always reads). -1 on error. */
 int wire_send(int fd, int type, int nf, const char *const *fields);
 /* Reads what is there: 0, or -1 at end of file or on error. */

@@ -63,8 +63,7 @@ static int connect_front(const char *front)
                 rc = 0;
         }
         if (rc == 0) {
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            wire_tune(fd);
             return fd;
         }
         close(fd);
