@@ -31,5 +31,9 @@ int cr_pmi_finalize(void);
 /* Tells the launcher this job must end with `exitcode`; returns so the caller can exit. */
 void cr_pmi_abort(int exitcode, const char *message);
 bool cr_pmi_connected(void);
+/* True when the launcher is Courier's mpiexec, which says itself which rank failed and why;
+ * other launchers (srun, Hydra, mpirun) only learn that a process aborted, so the process
+ * says it. */
+bool cr_pmi_launcher_names_failures(void);
 
 #endif

@@ -15,7 +15,8 @@
  * Mapping onto pmi.h: a put is PMIx_Put(GLOBAL); a barrier is PMIx_Commit then PMIx_Fence
  * collecting the data; a get asks the process that put the key, which Courier's keys name at
  * their end ("cr-tcp-12": world rank 12) — a key without one is asked of every process.
- * "PMI_process_mapping" is made from each rank's PMIX_NODEID. */
+ * "PMI_process_mapping" is made from each rank's PMIX_NODEID or, where the server gives only
+ * its own node's, from each rank's PMIX_HOSTNAME (the launcher's node name). */
 #include "backends.h"
 
 #include <dlfcn.h>
@@ -93,32 +94,68 @@ static long get_number(uint32_t rank, const char *key)
     return r;
 }
 
+/* Each rank's node: its pmix.nodeid where the server gives every rank's (Open MPI's mpirun);
+ * else the node name the launcher gives each rank (pmix.hname: srun --mpi=pmix gives node ids
+ * of this node's processes only), numbered in order of first appearance. -1 when neither. */
+static int node_ids(int *node)
+{
+    int r = 0;
+    while (r < X.size && (node[r] = (int)get_number((uint32_t)r, "pmix.nodeid")) >= 0)
+        r++;
+    if (r == X.size)
+        return 0;
+    char **names = calloc((size_t)X.size, sizeof *names);
+    if (!names)
+        return -1;
+    int nnodes = 0, rc = 0;
+    for (r = 0; r < X.size && rc == 0; r++) {
+        px_proc p = X.me;
+        p.rank = (uint32_t)r;
+        px_value *v = NULL;
+        if (X.get(&p, "pmix.hname", NULL, 0, &v) != 0 || !v || v->type != PX_STRING || !v->data.string) {
+            rc = -1;
+        } else {
+            int k = 0;
+            while (k < r && strcmp(names[k], v->data.string) != 0)
+                k++;
+            node[r] = k < r ? node[k] : nnodes++;
+            names[r] = v->data.string;
+            v->data.string = NULL; /* kept in names[] */
+        }
+        value_free(v);
+    }
+    for (r = 0; r < X.size; r++)
+        free(names[r]);
+    free(names);
+    return rc;
+}
+
 /* "(vector,(node,1,ranks),...)": one entry per run of consecutive ranks on one node. */
-static char *make_mapping(char *why, size_t cap)
+static char *make_mapping(void)
 {
     size_t len = 64 + (size_t)X.size * 24, at = 0;
     char *m = malloc(len);
-    if (!m)
-        return snprintf(why, cap, "out of memory"), NULL;
+    int *node = malloc((size_t)X.size * sizeof *node);
+    if (!m || !node || node_ids(node) != 0) {
+        free(m);
+        free(node);
+        return NULL; /* no node ids: the runtime compares host names instead */
+    }
     at += (size_t)snprintf(m, len, "(vector");
-    long run_node = -1;
-    int run = 0;
+    int run_node = -1, run = 0;
     for (int r = 0; r <= X.size; r++) {
-        long node = r < X.size ? get_number((uint32_t)r, "pmix.nodeid") : -2;
-        if (r < X.size && node < 0) {
-            free(m);
-            return NULL; /* no node ids: the runtime compares host names instead */
-        }
-        if (node == run_node) {
+        if (r < X.size && node[r] == run_node) {
             run++;
             continue;
         }
         if (run)
-            at += (size_t)snprintf(m + at, len - at, ",(%ld,1,%d)", run_node, run);
-        run_node = node;
+            at += (size_t)snprintf(m + at, len - at, ",(%d,1,%d)", run_node, run);
+        if (r < X.size)
+            run_node = node[r];
         run = 1;
     }
     snprintf(m + at, len - at, ")");
+    free(node);
     return m;
 }
 
@@ -176,7 +213,7 @@ int cr_pmix_init(cr_pmi_job *job, char *why, size_t whycap)
     long appnum = get_number(X.me.rank, "pmix.appnum"), univ = get_number(PX_RANK_WILDCARD, "pmix.univ.size");
     *job = (cr_pmi_job){.rank = (int)X.me.rank, .size = X.size, .appnum = appnum < 0 ? 0 : (int)appnum,
                         .universe_size = univ < X.size ? X.size : (int)univ};
-    X.mapping = make_mapping(why, whycap);
+    X.mapping = make_mapping();
     return 0;
 }
 

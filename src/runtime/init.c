@@ -326,6 +326,9 @@ static void job_abort(cr_errobj *target, int code, const char *why)
     (void)target; /* every process of the job stops: no launcher can stop a subset yet */
     int status = code & 0xff;
     if (cr_pmi_connected()) {
+        if (!cr_pmi_launcher_names_failures())
+            fprintf(stderr, "Courier: rank %d (pid %d) on %s: %s; the job ends with status %d\n", cr_rt.rank,
+                    (int)getpid(), cr_rt.hostname, why, status);
         cr_pmi_abort(code, why);
     } else if (cr_rt.state == CR_STATE_RUNNING || cr_rt.singleton) {
         fprintf(stderr, "Courier: %s; exiting with status %d\n", why, status);

@@ -847,6 +847,81 @@ def hydra_mpi_tests(env):
         check(r.status == 0 and "No Errors" in r.out and "FAIL" not in r.out + r.err, f"{t}: " + r.describe())
 
 
+@case
+def hydra_pmi2(env):
+    """Hydra serves PMI-2 as well: Courier speaks it when COURIER_PMI=pmi2 (its default under
+    srun --mpi=pmi2)."""
+    build = os.path.dirname(os.path.dirname(env.prog))
+    prefix = peer("mpich")
+    for prog, np, args in ((env.prog, 4, ["hello"]), (os.path.join(build, "test", "mpi", "coll/allreduce"), 5, [])):
+        r = foreign_run([os.path.join(prefix, "bin", "mpiexec.hydra"), "-n", str(np), prog, *args],
+                        {"COURIER_PMI": "pmi2"})
+        if args:
+            check_hello(r, np)
+        else:
+            check(r.status == 0 and "No Errors" in r.out and "FAIL" not in r.out + r.err, r.describe())
+
+
+def fake_pmi_server(env, protocol, answers, timeout=40):
+    """Starts `prog hello` as rank 0 of 2 with PMI_FD on a socket whose other end is this test:
+    each time the process sends something, the next of `answers` goes back (bytes; None closes
+    the socket). Returns the Run."""
+    import socket as so
+    mine, theirs = so.socketpair()
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "PMIX_", "OMPI_", "SLURM_"))}
+    e.update({"PMI_FD": str(theirs.fileno()), "PMI_RANK": "0", "PMI_SIZE": "2", "COURIER_PMI": protocol})
+    t0 = time.monotonic()
+    p = subprocess.Popen([env.prog, "hello"], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         pass_fds=[theirs.fileno()])
+    theirs.close()
+    mine.settimeout(timeout)
+    try:
+        for a in answers:
+            if not mine.recv(65536):
+                break
+            if a is None:
+                break
+            mine.sendall(a)
+        mine.shutdown(so.SHUT_RDWR)  # (the server hangs up after its last answer)
+        out, err = p.communicate(timeout=timeout)
+    except (subprocess.TimeoutExpired, OSError) as x:
+        p.kill()
+        out, err = p.communicate()
+        raise Failure(f"the process did not end against a broken PMI server ({x}): {err.decode(errors='replace')}")
+    finally:
+        mine.close()
+    return Run(p, out.decode(errors="replace"), err.decode(errors="replace"), time.monotonic() - t0)
+
+
+@case
+def pmi_server_garbage(env):
+    """A PMI server that answers with garbage, a wrong reply, a broken frame, or hangs up: the
+    process says what went wrong and exits non-zero, promptly (no hang, no crash)."""
+    init1 = b"cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"
+    init2 = b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n"
+    scenarios = [
+        ("pmi1", [b"\x00\xff garbage \x01\n"], r"PMI-1 start-up exchange"),
+        ("pmi1", [b"cmd=barrier_out\n"], r"PMI-1 start-up exchange"),
+        ("pmi1", [init1, b"cmd=appnum rc=0 appnum=zz\n"], r"PMI-1 start-up exchange"),
+        ("pmi1", [init1, b"x" * 70000], r"PMI-1 start-up exchange"),
+        ("pmi1", [None], r"PMI-1 start-up exchange"),
+        ("pmi2", [init1], r"does not speak PMI-2"),
+        ("pmi2", [b"cmd=response_to_init rc=-1 pmi_version=2\n"], r"does not speak PMI-2"),
+        ("pmi2", [init2, b"abcdefcmd=fullinit-response;rc=0;"], r"PMI-2 start-up exchange"),
+        ("pmi2", [init2, b"999999" + b"y" * 100, None], r"PMI-2 start-up exchange"),
+        ("pmi2", [init2, b"21    cmd=fullinit-response;"], r"PMI-2 start-up exchange"),
+        ("pmi2", [init2, b"44    cmd=fullinit-response;rc=0;rank=5;size=2;"], r"PMI-2 start-up exchange"),
+        ("pmi2", [init2, b"33    cmd=fullinit-response;rc=1;msg=no;"], r"PMI-2 start-up exchange"),
+    ]
+    for protocol, answers, expect in scenarios:
+        r = fake_pmi_server(env, protocol, answers)
+        what = f"{protocol} answered {answers!r:.80}: "
+        check(r.status != 0 and "hello rank" not in r.out, what + r.describe())
+        check(re.search(expect, r.err) and "PMI_FD=" in r.err, what + r.describe())
+        check(r.status < 128, what + "died of a signal: " + r.describe())
+        check(r.elapsed < 10, what + "took long: " + r.describe())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin")
