@@ -1,6 +1,6 @@
 /* pmi.c: which launcher protocol this process speaks, decided once at cr_pmi_init from the
  * environment:
- *   - COURIER_PMI=pmi1|pmi2|pmix, when the user says;
+ *   - the tunable COURIER_PMI=pmi1|pmi2|pmix, when the user says;
  *   - PMI-2 when PMI_FD or PMI_PORT is set and SLURM_MPI_TYPE says srun's pmi2 plugin (its own
  *     protocol; it takes PMI-1 lines too);
  *   - PMI-1 when PMI_FD or PMI_PORT is set otherwise (Courier's mpiexec, MPICH's Hydra);
@@ -8,6 +8,8 @@
  *   - otherwise a singleton world of one, unless another launcher's variables say this is one
  *     of several processes: then starting would run unrelated copies of the program. */
 #include "backends.h"
+
+#include "core/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,11 @@ static const cr_pmi_backend pmi2 = {"pmi2", cr_pmi2_init, cr_pmi2_connected, cr_
                                     cr_pmi2_barrier, cr_pmi2_finalize, cr_pmi2_abort};
 static const cr_pmi_backend pmix = {"pmix", cr_pmix_init, cr_pmix_connected, cr_pmix_put, cr_pmix_get,
                                     cr_pmix_barrier, cr_pmix_finalize, cr_pmix_abort};
+
+static int64_t tune_pmi;
+CR_TUNABLE_EX(tune_pmi, COURIER_PMI, CR_TUNE_CHOICE, "auto", "auto|pmi1|pmi2|pmix", 0, 3,
+              "the protocol spoken to the launcher (auto: PMI-2 under srun --mpi=pmi2, PMI-1 where PMI_FD or "
+              "PMI_PORT is set otherwise, PMIx where PMIX_NAMESPACE is, else a singleton; see doc/running.md)");
 
 /* NULL in a singleton: nothing to talk to. */
 static const cr_pmi_backend *B;
@@ -60,15 +67,10 @@ static int explain_orphan(char *why, size_t cap)
 
 int cr_pmi_init(cr_pmi_job *job, char *why, size_t whycap)
 {
-    const char *ask = getenv("COURIER_PMI");
-    B = NULL;
-    if (ask && *ask) {
-        const cr_pmi_backend *all[] = {&pmi1, &pmi2, &pmix};
-        for (size_t i = 0; i < 3; i++)
-            if (!strcmp(ask, all[i]->name))
-                B = all[i];
-        if (!B)
-            return snprintf(why, whycap, "COURIER_PMI=%s: expected pmi1, pmi2 or pmix", ask), -1;
+    const cr_pmi_backend *asked[] = {NULL, &pmi1, &pmi2, &pmix};
+    B = asked[tune_pmi];
+    if (B) {
+        /* as the user says */
     } else if (set("PMI_FD") || set("PMI_PORT")) {
         const char *slurm = getenv("SLURM_MPI_TYPE");
         B = slurm && !strncmp(slurm, "pmi2", 4) ? &pmi2 : &pmi1;

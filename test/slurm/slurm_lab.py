@@ -84,6 +84,22 @@ def descendants(root):
     return out
 
 
+def reap(keep=()):
+    """Collects our zombie children except `keep` (the Popen objects' own): each job step's
+    slurmstepd ends as our child (we are its subreaper), and nobody else would reap it."""
+    me = os.getpid()
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) in keep:
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if fields[0] == "Z" and int(fields[1]) == me:
+                os.waitpid(int(d), 0)
+        except (OSError, ValueError, IndexError, ChildProcessError):
+            pass
+
+
 def sbin(name):
     return shutil.which(name) or "/usr/sbin/" + name
 
@@ -204,6 +220,7 @@ class SlurmLab:
             raise LabError(f"srun {' '.join(args)}: still running after {timeout} s\n--- stdout:\n{out}\n"
                            f"--- stderr:\n{err}")
         p.elapsed = time.monotonic() - t0
+        reap({q.pid for q in self.procs})
         return p
 
     def idle(self, seconds=30):
@@ -251,12 +268,8 @@ class SlurmLab:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-        for _ in range(50):
-            try:
-                if os.waitpid(-1, os.WNOHANG) == (0, 0):
-                    break
-            except ChildProcessError:
-                break
+        time.sleep(0.1)
+        reap()
         if getattr(self, "dir", None):
             shutil.rmtree(self.dir, ignore_errors=True)
         self.procs, self.names, self.dir, self.env = [], [], None, None
