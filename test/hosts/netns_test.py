@@ -6,7 +6,7 @@ MPI test programs run with their ranks spread over the hosts in blocks: shared m
 host, TCP between hosts. Each case makes its own namespaces and removes them, and everything in
 them, whatever happens (../shared/launch-ecosystem.md, section 3).
 
-usage: netns_test.py --bin BUILD/bin --mpi BUILD/test/mpi --prog LAUNCHER_PROG CASE
+usage: netns_test.py --bin BUILD/bin --mpi BUILD/test/mpi --prog LAUNCHER_PROG [--sanitized] CASE
        netns_test.py --list
 Exits 77 (skipped) where network namespaces cannot be made (not root, no `ip`).
 """
@@ -182,6 +182,8 @@ def testlist_programs():
                 name = f"{area}/{words[0]}"
                 if name in progs or name in PROGRAMS or name in ONE_NODE_ONLY or f"{area}/*" in ONE_NODE_ONLY:
                     continue
+                if "label:no-sanitize" in words and ARGS.sanitized:
+                    continue  # too big for the sanitizers, as in the testlist's own run
                 counts = [int(c) for c in words[1].split(",") if c.isdigit()]
                 # (NAME NP,... [timeout=S] [env:V=X ...] [label:L ...] [ARGS...], as test/CMakeLists.txt reads it)
                 args = [w for w in words[2:] if not re.match(r"timeout=\d+$|env:|label:", w)]
@@ -354,6 +356,7 @@ def main():
     ap.add_argument("--bin")
     ap.add_argument("--mpi")
     ap.add_argument("--prog")
+    ap.add_argument("--sanitized", action="store_true", help="the programs are built with the sanitizers")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("case", nargs="?")
     ARGS = ap.parse_args()
