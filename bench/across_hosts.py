@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Point-to-point between two hosts over TCP: Courier beside MPICH and Open MPI (PyPI), with one
+process in each of two network namespaces joined through a bridge (veth pairs; the hosts of
+test/hosts/netns_test.py), each implementation started by its own launcher across them
+(Courier's mpiexec and MPICH's Hydra through test/hosts/ns_ssh, Open MPI's mpirun with ns_ssh
+as its ssh). Every implementation is held to TCP over the namespaces' eth0: MPICH's UCX would
+otherwise notice that both processes share a machine and use shared memory (UCX_TLS=self,tcp),
+Open MPI gets btl self,tcp on eth0. Needs root and `ip`.
+
+Rounds are interleaved (each round runs every implementation once); each figure is the median
+of the rounds with its spread (min-max), and "vs best peer" Courier's ratio to the best peer's
+median (above 1: Courier is better; for latency the peer's time over Courier's).
+
+usage: bench/across_hosts.py [--courier BUILD/bin] [--rounds N] [--peers mpich,openmpi]
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "test", "hosts"))
+import compare  # noqa: E402
+import netns_test  # noqa: E402
+
+ROWS = [("latency", 8, "us"), ("latency", 1024, "us"), ("latency", 65536, "us"), ("bandwidth", 1 << 20, "MB/s"),
+        ("bandwidth", 16 << 20, "MB/s")]
+
+
+class Across:
+    """An implementation whose `mpiexec -n 2` runs one process on h1 and one on h2."""
+
+    def __init__(self, key, name, lab, launch, env):
+        self.key, self.name, self.lab, self.launch = key, name, lab, launch
+        self.env = dict(env, CR_NETNS_PREFIX=lab.prefix)
+
+    def mpiexec(self, n, exe, *args):
+        return ["ip", "netns", "exec", self.lab.prefix + "h1", "unshare", "--uts", "/bin/sh", "-c",
+                'hostname h1; exec "$@"', "h1", *self.launch, exe, *args]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--courier", default=os.path.join(ROOT, "build", "bin"))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--peers", default="mpich,openmpi")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("needs root (network namespaces)")
+    work = tempfile.mkdtemp(prefix="cr-hosts-bench-")
+    impls = [("courier", "Courier", compare.MPI("courier", "Courier", args.courier, dict(os.environ)))]
+    for key in args.peers.split(","):
+        if key:
+            peer = compare.ensure_peer(key)
+            impls.append((key, peer.name, peer))
+    exes = {}
+    for key, _, mpi in impls:
+        for b in ("latency", "bandwidth"):
+            exes[key, b] = os.path.join(work, f"{key}-{b}")
+            subprocess.run([mpi.mpicc(), "-O2", "-o", exes[key, b], os.path.join(HERE, f"{b}.c")], check=True,
+                           env=mpi.env, cwd=HERE)
+    ns_ssh = netns_test.NS_SSH
+    figures = {}
+    with netns_test.Lab(hosts=2) as lab:
+        runners = []
+        for key, name, mpi in impls:
+            b = mpi.bindir
+            if key == "courier":
+                launch = [os.path.join(b, "mpiexec"), "-hosts", "h1,h2", "--launcher-exec", ns_ssh, "-n", "2"]
+            elif key == "mpich":
+                launch = [os.path.join(b, "mpiexec.hydra"), "-launcher", "ssh", "-launcher-exec", ns_ssh,
+                          "-hosts", "h1,h2", "-n", "2"]
+            else:  # Open MPI: PRRTE starts its daemons with ns_ssh as ssh, TCP over eth0
+                launch = [os.path.join(b, "mpirun"), "--host", "h1:1,h2:1", "-n", "2", "--prtemca", "plm_ssh_agent",
+                          ns_ssh, "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "eth0"]
+            env = dict(mpi.env)
+            if key == "mpich":
+                # UCX finds the two namespaces on one machine and would use shared memory: TCP only
+                env.update(UCX_TLS="self,tcp", UCX_NET_DEVICES="eth0")
+            runners.append((key, name, Across(key, name, lab, launch, env)))
+        for r in range(args.rounds):
+            for key, name, impl in runners:
+                for b, arg in (("latency", str(64 << 10)), ("bandwidth", str(16 << 20))):
+                    for (bench, _np, size), (value, unit) in compare.run(impl, 2, exes[key, b], arg, timeout=300).items():
+                        figures.setdefault((key, bench, size), []).append(value)
+            print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
+    names = [name for _, name, _ in runners]
+    print(f"Across two hosts (network namespaces, TCP over veth): median of {args.rounds} interleaved rounds [min-max]")
+    print(f"{'row':<18}" + "".join(f"{n:>26}" for n in names) + f"{'vs best peer':>14}")
+    for bench, size, unit in ROWS:
+        cells, med = [], {}
+        for key, name, _ in runners:
+            v = figures.get((key, bench, size))
+            if v:
+                med[key] = statistics.median(v)
+                cells.append(f"{med[key]:.4g} [{min(v):.4g}-{max(v):.4g}]")
+            else:
+                cells.append("-")
+        peers = [m for k, m in med.items() if k != "courier"]
+        ratio = "-"
+        if "courier" in med and peers:
+            best = min(peers) if unit == "us" else max(peers)
+            ratio = f"{(best / med['courier'] if unit == 'us' else med['courier'] / best):.2f}x"
+        label = f"{bench} {compare.human(size)}"
+        print(f"{label:<18}" + "".join(f"{c:>26}" for c in cells) + f"{ratio:>14}  {unit}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
