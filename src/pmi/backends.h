@@ -58,10 +58,10 @@ bool cr_pmi_wire_up(void);
 void cr_pmi_wire_close(void);
 void cr_pmi_wire_timeout(int seconds); /* limit on each read from now on; 0: none */
 int cr_pmi_wire_write(const char *s, size_t n);
-int cr_pmi_wire_line(char *line, size_t cap); /* one '\n'-ended line, without it */
+int cr_pmi_wire_line(char *line, size_t cap); /* one '\n'-ended line, without it; -1 if too long */
 int cr_pmi_wire_bytes(char *out, size_t n);   /* exactly n bytes */
 /* The value of `key` in "k=v<sep>k=v..." (PMI-1: sep ' '; PMI-2: sep ';', where ";;" stands for
- * a ';' in a value). 0, or -1 when absent. */
+ * a ';' in a value). 0, or -1 when absent or longer than cap - 1. */
 int cr_pmi_field(const char *msg, char sep, const char *key, char *out, size_t cap);
 int cr_pmi_field_int(const char *msg, char sep, const char *key, int *out);
 /* 0 when `reply` is command `expect` with no rc or rc=0. */

@@ -1,7 +1,9 @@
 /* pmi2.c: the PMI-2 wire protocol client, Slurm's own (srun --mpi=pmi2) and spoken by Hydra too.
  * After one PMI-1-style line ("cmd=init pmi_version=2 ..."), every message is framed: six ASCII
  * digits of length (Slurm pads them on the right, Hydra on the left), then "key=value;" pairs in
- * any order, where a ';' inside a value is doubled.
+ * any order. The specification doubles a ';' inside a value, but neither Slurm nor Hydra undoes
+ * that (Slurm cuts the value there, Hydra refuses the command): so a put refuses ';' and empty
+ * values (Courier's own never have them), and an abort message has its ';' replaced.
  *
  * Mapping onto pmi.h: put is kvs-put, barrier is kvs-fence (which also makes puts visible),
  * get is kvs-get; "PMI_process_mapping" is a job attribute (info-getjobattr), as in PMI-1 it is
@@ -17,18 +19,14 @@ enum { MSG_MAX = 4096 };
 
 static char jobid[256];
 
-/* Appends `v` at `at`, with every ';' doubled when `escape`; returns the new length, which is
- * cap when `v` did not fit. */
-static size_t append(char *buf, size_t at, size_t cap, const char *v, bool escape)
+/* Appends `v` at `at`; returns the new length, which is cap when `v` did not fit. */
+static size_t append(char *buf, size_t at, size_t cap, const char *v)
 {
-    for (; *v; v++) {
-        if (at + 2 >= cap)
-            return cap;
-        if (escape && *v == ';')
-            buf[at++] = ';';
-        buf[at++] = *v;
-    }
-    return at;
+    size_t n = strlen(v);
+    if (at + n + 1 >= cap)
+        return cap;
+    memcpy(buf + at, v, n);
+    return at + n;
 }
 
 static int send_msg(const char *payload, size_t n)
@@ -53,10 +51,10 @@ static int recv_msg(char *msg, size_t cap)
     long n = strtol(d, &end, 10);
     while (*end == ' ')
         end++;
-    if (end == d || *end || n < 0 || (size_t)n >= cap)
+    if (end == d || *end || n < 0 || (size_t)n >= cap || cr_pmi_wire_bytes(msg, (size_t)n)) {
+        cr_pmi_wire_close(); /* the stream is lost: its next bytes are no message's start */
         return -1;
-    if (cr_pmi_wire_bytes(msg, (size_t)n))
-        return -1;
+    }
     msg[n] = '\0';
     return 0;
 }
@@ -100,13 +98,11 @@ int cr_pmi2_init(cr_pmi_job *job, char *why, size_t whycap)
         fail = "does not speak PMI-2 (set COURIER_PMI=pmi1 to speak PMI-1 to it)";
         goto lost;
     }
-    /* Who we are: by PMI_ID where the server gave one (port mode), else by PMI_RANK. */
+    /* Who we are: PMI_ID where the server gave one (port mode), else PMI_RANK; both servers
+     * read it as pmirank (Hydra's PMI_ID is the rank). */
     char who[320];
-    const char *id = getenv("PMI_ID"), *jid = getenv("PMI_JOBID");
-    if (id && *id)
-        snprintf(who, sizeof who, "pmiid=%.64s;", id);
-    else
-        snprintf(who, sizeof who, "pmirank=%d;", cr_pmi_env_int("PMI_RANK", 0));
+    const char *jid = getenv("PMI_JOBID");
+    snprintf(who, sizeof who, "pmirank=%d;", cr_pmi_env_int(getenv("PMI_ID") ? "PMI_ID" : "PMI_RANK", 0));
     if (jid && *jid)
         snprintf(who + strlen(who), sizeof who - strlen(who), "pmijobid=%.200s;", jid);
     if (rpc(msg, sizeof msg, "fullinit", "%sthreaded=FALSE;", who) ||
@@ -138,11 +134,13 @@ bool cr_pmi2_connected(void)
 int cr_pmi2_put(const char *key, const char *value)
 {
     char msg[MSG_MAX], reply[256];
-    size_t at = append(msg, 0, sizeof msg, "cmd=kvs-put;key=", false);
-    at = append(msg, at, sizeof msg, key, true);
-    at = append(msg, at, sizeof msg, ";value=", false);
-    at = append(msg, at, sizeof msg, value, true);
-    at = append(msg, at, sizeof msg, ";", false);
+    if (!*value || strchr(key, ';') || strchr(value, ';'))
+        return -1;
+    size_t at = append(msg, 0, sizeof msg, "cmd=kvs-put;key=");
+    at = append(msg, at, sizeof msg, key);
+    at = append(msg, at, sizeof msg, ";value=");
+    at = append(msg, at, sizeof msg, value);
+    at = append(msg, at, sizeof msg, ";");
     if (at >= sizeof msg || send_msg(msg, at) || recv_msg(reply, sizeof reply))
         return -1;
     return cr_pmi_reply_ok(reply, ';', "kvs-put-response");
@@ -151,6 +149,8 @@ int cr_pmi2_put(const char *key, const char *value)
 int cr_pmi2_get(const char *key, char *value, size_t cap)
 {
     char msg[MSG_MAX], found[8];
+    if (strchr(key, ';'))
+        return -1;
     int r = !strcmp(key, "PMI_process_mapping")
                 ? rpc(msg, sizeof msg, "info-getjobattr", "key=%s;", key)
                 : rpc(msg, sizeof msg, "kvs-get", "jobid=%s;srcid=-1;key=%s;", jobid, key);
@@ -180,13 +180,12 @@ void cr_pmi2_abort(int exitcode, const char *message)
     (void)exitcode; /* PMI-2's abort has no exit code: the launcher chooses one */
     if (!cr_pmi_wire_up())
         return;
-    char msg[1024];
-    size_t at = append(msg, 0, sizeof msg, "cmd=abort;isworld=TRUE;msg=", false);
-    char text[480]; /* (a long message is cut short: doubled, it still fits) */
+    char text[480], msg[600];
     snprintf(text, sizeof text, "%s", message ? message : "");
-    at = append(msg, at, sizeof msg, text, true);
-    at = append(msg, at, sizeof msg, ";", false);
-    send_msg(msg, at);
+    for (char *c = text; (c = strchr(c, ';')) != NULL;)
+        *c = ',';
+    int n = snprintf(msg, sizeof msg, "cmd=abort;isworld=TRUE;msg=%s;", text);
+    send_msg(msg, (size_t)n);
     /* as in PMI-1: give the launcher a moment to end the job and name this process */
     cr_pmi_wire_timeout(2);
     (void)recv_msg(msg, sizeof msg);

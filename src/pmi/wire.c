@@ -112,7 +112,10 @@ int cr_pmi_wire_write(const char *s, size_t n)
     if (wire_fd < 0)
         return -1;
     while (n) {
-        ssize_t w = write(wire_fd, s, n);
+        /* a launcher that is gone must not kill this process with SIGPIPE */
+        ssize_t w = send(wire_fd, s, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == ENOTSOCK)
+            w = write(wire_fd, s, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -151,11 +154,13 @@ int cr_pmi_wire_line(char *line, size_t cap)
         char *nl = memchr(rbuf, '\n', rlen);
         if (nl) {
             size_t n = (size_t)(nl - rbuf);
-            size_t keep = n < cap ? n : cap - 1;
-            memcpy(line, rbuf, keep);
-            line[keep] = '\0';
+            bool fits = n < cap;
+            if (fits) {
+                memcpy(line, rbuf, n);
+                line[n] = '\0';
+            }
             consume(n + 1);
-            return 0;
+            return fits ? 0 : -1; /* a line cut short would be read as another */
         }
         if (fill())
             return -1;
@@ -185,16 +190,18 @@ int cr_pmi_field(const char *msg, char sep, const char *key, char *out, size_t c
         /* the value ends at the next separator that is not doubled (PMI-2 escapes ';' as ";;") */
         const char *v = eq + 1, *e = v;
         size_t n = 0;
-        bool match = (size_t)(eq - p) == klen && !memcmp(p, key, klen);
+        bool match = (size_t)(eq - p) == klen && !memcmp(p, key, klen), cut = false;
         while (*e && !(*e == sep && !(sep == ';' && e[1] == ';'))) {
             if (match && n + 1 < cap)
                 out[n++] = *e;
+            else if (match)
+                cut = true;
             e += *e == ';' && sep == ';' ? 2 : 1;
         }
         if (match) {
             if (cap)
                 out[n] = '\0';
-            return 0;
+            return cut || !cap ? -1 : 0; /* a value cut short would pass for another */
         }
         p = *e ? e + 1 : e;
         while (*p == sep && sep == ' ')

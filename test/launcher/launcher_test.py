@@ -862,14 +862,16 @@ def hydra_pmi2(env):
             check(r.status == 0 and "No Errors" in r.out and "FAIL" not in r.out + r.err, r.describe())
 
 
-def fake_pmi_server(env, protocol, answers, timeout=40):
+def fake_pmi_server(env, protocol, answers, timeout=40, extra_env=None):
     """Starts `prog hello` as rank 0 of 2 with PMI_FD on a socket whose other end is this test:
     each time the process sends something, the next of `answers` goes back (bytes; None closes
-    the socket). Returns the Run."""
+    the socket). Returns the Run, with what the process sent in .sent."""
     import socket as so
     mine, theirs = so.socketpair()
     e = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "PMIX_", "OMPI_", "SLURM_"))}
     e.update({"PMI_FD": str(theirs.fileno()), "PMI_RANK": "0", "PMI_SIZE": "2", "COURIER_PMI": protocol})
+    e.update(extra_env or {})
+    sent = b""
     t0 = time.monotonic()
     p = subprocess.Popen([env.prog, "hello"], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          pass_fds=[theirs.fileno()])
@@ -877,7 +879,9 @@ def fake_pmi_server(env, protocol, answers, timeout=40):
     mine.settimeout(timeout)
     try:
         for a in answers:
-            if not mine.recv(65536):
+            got = mine.recv(65536)
+            sent += got
+            if not got:
                 break
             if a is None:
                 break
@@ -890,7 +894,9 @@ def fake_pmi_server(env, protocol, answers, timeout=40):
         raise Failure(f"the process did not end against a broken PMI server ({x}): {err.decode(errors='replace')}")
     finally:
         mine.close()
-    return Run(p, out.decode(errors="replace"), err.decode(errors="replace"), time.monotonic() - t0)
+    r = Run(p, out.decode(errors="replace"), err.decode(errors="replace"), time.monotonic() - t0)
+    r.sent = sent
+    return r
 
 
 @case
@@ -920,6 +926,15 @@ def pmi_server_garbage(env):
         check(re.search(expect, r.err) and "PMI_FD=" in r.err, what + r.describe())
         check(r.status < 128, what + "died of a signal: " + r.describe())
         check(r.elapsed < 10, what + "took long: " + r.describe())
+    # PMI_ID (a server's port mode) names the process in PMI-2's fullinit as pmirank, as Slurm
+    # and Hydra read it; an answer too long for the client ends it, rather than being cut
+    init2 = b"cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0\n"
+    r = fake_pmi_server(env, "pmi2", [init2, None], extra_env={"PMI_ID": "1"})
+    check(b"pmirank=1;" in r.sent and r.status != 0, f"fullinit sent {r.sent!r}: " + r.describe())
+    long_id = b"cmd=fullinit-response;rc=0;rank=0;size=2;"
+    job = b"cmd=job-getid-response;rc=0;jobid=" + b"j" * 300 + b";"
+    r = fake_pmi_server(env, "pmi2", [init2, b"%-6d" % len(long_id) + long_id, b"%-6d" % len(job) + job])
+    check(r.status != 0 and re.search("PMI-2 start-up exchange", r.err), "a 300-byte job id: " + r.describe())
 
 
 def main():
