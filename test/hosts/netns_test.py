@@ -119,6 +119,7 @@ def describe(p):
 # three hosts, so every count above 3 mixes shared memory and TCP.
 PROGRAMS = {
     "pt2pt/across_nodes": ((3, 6, 12), ()),
+    "pt2pt/first_contact": ((3, 9), ()),
     "pt2pt/modes": ((4, 7), ()),
     "pt2pt/ordering": ((6,), ()),
     "pt2pt/probe": ((6,), ()),
