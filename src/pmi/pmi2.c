@@ -177,14 +177,15 @@ int cr_pmi2_finalize(void)
 
 void cr_pmi2_abort(int exitcode, const char *message)
 {
-    (void)exitcode; /* PMI-2's abort has no exit code: the launcher chooses one */
     if (!cr_pmi_wire_up())
         return;
-    char text[480], msg[600];
+    /* pmi-2.0.txt names the fields isworld and msg (Slurm reads them); Hydra reads exitcode and
+     * message instead, and takes its job's exit status from exitcode: both are sent. */
+    char text[400], msg[1000];
     snprintf(text, sizeof text, "%s", message ? message : "");
     for (char *c = text; (c = strchr(c, ';')) != NULL;)
         *c = ',';
-    int n = snprintf(msg, sizeof msg, "cmd=abort;isworld=TRUE;msg=%s;", text);
+    int n = snprintf(msg, sizeof msg, "cmd=abort;isworld=TRUE;msg=%s;exitcode=%d;message=%s;", text, exitcode, text);
     send_msg(msg, (size_t)n);
     /* as in PMI-1: give the launcher a moment to end the job and name this process */
     cr_pmi_wire_timeout(2);

@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -319,6 +320,20 @@ int cr_mpi_is_thread_main(int *flag)
     return MPI_SUCCESS;
 }
 
+/* Waits (at most `ms`) until the launcher has read what this process wrote to its standard
+ * output and error, when they are pipes: a launcher that kills the job on an abort may stop
+ * forwarding first, and the line that says why would be lost (seen with Hydra). */
+static void output_taken(int ms)
+{
+    for (int waited = 0; waited < ms; waited++) {
+        int left1 = 0, left2 = 0;
+        if ((ioctl(1, FIONREAD, &left1) != 0 || left1 == 0) && (ioctl(2, FIONREAD, &left2) != 0 || left2 == 0))
+            return;
+        struct timespec t = {0, 1000000};
+        nanosleep(&t, NULL);
+    }
+}
+
 /* The job's way to end (registered with core, which errors reach first): through the launcher
  * when there is one, which stops every other process. */
 static void job_abort(cr_errobj *target, int code, const char *why)
@@ -326,9 +341,12 @@ static void job_abort(cr_errobj *target, int code, const char *why)
     (void)target; /* every process of the job stops: no launcher can stop a subset yet */
     int status = code & 0xff;
     if (cr_pmi_connected()) {
-        if (!cr_pmi_launcher_names_failures())
+        if (!cr_pmi_launcher_names_failures()) {
+            fflush(stdout);
             fprintf(stderr, "Courier: rank %d (pid %d) on %s: %s; the job ends with status %d\n", cr_rt.rank,
                     (int)getpid(), cr_rt.hostname, why, status);
+            output_taken(200);
+        }
         cr_pmi_abort(code, why);
     } else if (cr_rt.state == CR_STATE_RUNNING || cr_rt.singleton) {
         fprintf(stderr, "Courier: %s; exiting with status %d\n", why, status);

@@ -862,6 +862,17 @@ def hydra_pmi2(env):
             check(r.status == 0 and "No Errors" in r.out and "FAIL" not in r.out + r.err, r.describe())
 
 
+@case
+def hydra_abort(env):
+    """MPI_Abort under Hydra, over PMI-1 and PMI-2: the job ends with the abort's code (Hydra takes
+    it from PMI-2's `exitcode` field, which pmi-2.0.txt does not name) and the rank is named."""
+    prefix = peer("mpich")
+    for pmi in ("pmi1", "pmi2"):
+        r = foreign_run([os.path.join(prefix, "bin", "mpiexec.hydra"), "-n", "4", env.prog, "abort"], {"COURIER_PMI": pmi})
+        check(r.status == 7 and r.elapsed < 10, f"{pmi}: " + r.describe())
+        check(re.search(r"rank 3 \(pid \d+\) on \S+: called MPI_Abort\(MPI_COMM_WORLD, 7\)", r.err), f"{pmi}: " + r.describe())
+
+
 def fake_pmi_server(env, protocol, answers, timeout=40, extra_env=None):
     """Starts `prog hello` as rank 0 of 2 with PMI_FD on a socket whose other end is this test:
     each time the process sends something, the next of `answers` goes back (bytes; None closes

@@ -140,6 +140,26 @@ CASES["rank_dies_pmi2"] = failure("pmi2", "segv", ("-K",))
 CASES["rank_dies_pmix"] = failure("pmix", "segv", ("-K",))
 
 
+def dies_in_collective(plugin):
+    """Without -K, Slurm leaves the other tasks of a step running when one dies: rank 5 kills
+    itself while the job loops in MPI_Allreduce, and the ranks that talk to it over TCP notice
+    its connections end without its MPI_Finalize and end the job, naming it."""
+    def run():
+        with slurm_lab.SlurmLab() as lab:
+            before = courier_shm()
+            opts, e = in_blocks(6)
+            p = lab.srun([*opts, f"--mpi={plugin}", ARGS.prog, "coll", "allreduce", "5", "300"], timeout=60, env=e)
+            check(p.returncode != 0, describe(p))
+            check(p.elapsed < 20, "the job did not end promptly: " + describe(p))
+            check("world rank 5 ended without MPI_Finalize" in p.stderr, "the dead rank is not named: " + describe(p))
+            finished(lab, before)
+    return run
+
+
+CASES["rank_dies_no_K_pmi2"] = dies_in_collective("pmi2")
+CASES["rank_dies_no_K_pmix"] = dies_in_collective("pmix")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()

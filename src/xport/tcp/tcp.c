@@ -62,6 +62,7 @@
 /* The transport's own frames (classes above every cr_xclass), never delivered upwards. */
 #define TAG_SWITCH (MAGIC | 0xfff0u) /* the last frame on a connection that retires */
 #define TAG_RESUME (MAGIC | 0xfff1u) /* the first frame on the one that replaces it */
+#define TAG_BYE (MAGIC | 0xfff2u)    /* the last frame of a process in MPI_Finalize */
 
 typedef struct wire_hdr {
     uint32_t tag; /* MAGIC | class */
@@ -87,6 +88,8 @@ typedef struct conn {
     bool opened_here; /* this process connected (and sent the hello) */
     bool retired;     /* we sent TAG_SWITCH on it: shut it down once its queue is out */
     bool shut;        /* told the peer it sends no more (shutdown) */
+    bool failed;      /* a write failed: nothing is sent on it any more (out_fail) */
+    bool end_known;   /* its end is expected: the peer said TAG_BYE or TAG_SWITCH, or we retired it */
     bool held;        /* read TAG_RESUME: deliver nothing more from it before TAG_SWITCH arrives on
                          the peer's retiring connection (its earlier frames) */
     char *buf;        /* send queue: bytes [head, tail) */
@@ -284,6 +287,7 @@ static void out_fail(conn *c)
     c->buf = NULL;
     c->head = c->tail = c->cap = 0;
     c->connecting = false;
+    c->failed = true;
     if (c->want_out) {
         c->want_out = false;
         T.nwant_out--;
@@ -567,17 +571,21 @@ static void on_hello(conn *c, int peer)
         T.out[peer] = c;
     } else if (mine != &gone && mine->opened_here && cr_rt.rank > peer) {
         conn_write(mine, TAG_SWITCH, &none, NULL, 0, NULL, 0);
-        mine->retired = true;
+        mine->retired = mine->end_known = true;
         out_flush(mine);
         T.out[peer] = c;
         conn_write(c, TAG_RESUME, &none, NULL, 0, NULL, 0);
     }
 }
 
-/* TAG_SWITCH or TAG_RESUME from `c`'s peer (TAG_RESUME before TAG_SWITCH holds `c`); returns
- * the frames a held connection delivered when its hold ended. */
+/* TAG_SWITCH, TAG_RESUME or TAG_BYE from `c`'s peer (TAG_RESUME before TAG_SWITCH holds `c`);
+ * returns the frames a held connection delivered when its hold ended. */
 static int on_switch(conn *c, uint32_t tag)
 {
+    if (tag != TAG_RESUME)
+        c->end_known = true; /* the peer sends nothing more on it */
+    if (tag == TAG_BYE)
+        return 0;
     if (tag == TAG_RESUME) {
         c->held = !T.switched[c->peer];
         T.switched[c->peer] = false;
@@ -585,7 +593,7 @@ static int on_switch(conn *c, uint32_t tag)
     }
     for (int k = 0; k < T.nconn; k++) {
         conn *x = T.conns[k];
-        if (x->held && x->peer == c->peer) {
+        if (x->held && x->peer == c->peer && x != c) {
             x->held = false;
             return in_deliver(x); /* its frames come after every frame of `c` */
         }
@@ -610,7 +618,7 @@ static int in_deliver(conn *c)
     while (c->peer >= 0 && !c->held && c->rtail - at >= sizeof(wire_hdr)) {
         wire_hdr h; /* copied out: the envelope must be aligned */
         memcpy(&h, c->rbuf + at, sizeof h);
-        bool own = h.tag == TAG_SWITCH || h.tag == TAG_RESUME;
+        bool own = h.tag == TAG_SWITCH || h.tag == TAG_RESUME || h.tag == TAG_BYE;
         if ((h.tag & 0xffff0000u) != MAGIC || ((h.tag & 0xffff) >= CR_XCLASS_COUNT && !own) || h.len > MAX_FRAME ||
             (own && h.len))
             stream_corrupt(c, "bad frame header");
@@ -658,11 +666,26 @@ static bool in_read(conn *c, int *got)
     return true;
 }
 
+/* A connection ended without the peer's TAG_BYE: the peer died (its kernel closed its sockets).
+ * Courier's mpiexec names dead ranks itself (and ends the job); under another launcher, which
+ * may leave the others waiting (srun without -K), this process ends the job. */
+static void peer_died(const conn *c)
+{
+    if (c->end_known || c->peer < 0 || cr_pmi_launcher_names_failures())
+        return;
+    char why[200];
+    snprintf(why, sizeof why, "world rank %d ended without MPI_Finalize (its TCP connection to this process closed)",
+             c->peer);
+    cr_runtime_abort(NULL, 1, why);
+}
+
 /* Reads `c` (an epoll event or a direct read) and drops it when it closed. */
 static void conn_read(conn *c, int *got)
 {
-    if (!in_read(c, got) && c->kind != CONN_DEAD)
+    if (!in_read(c, got) && c->kind != CONN_DEAD) {
+        peer_died(c);
         conn_drop(c);
+    }
 }
 
 /* With few connections and nothing queued to send, a read on each socket is cheaper than asking
@@ -748,6 +771,12 @@ void cr_tcp_finalize(void)
      * comment: a close that resets drops what is unacknowledged, not what the peer holds).
      * Wait for that, at most 10 s for a peer that stopped reading, while reading and dropping
      * what still arrives, so two processes that flush to each other cannot block each other. */
+    static const cr_xenv none;
+    for (int k = 0; k < T.nconn; k++) { /* the peer then knows the end of the stream is no death */
+        conn *c = T.conns[k];
+        if (!c->failed && !c->retired)
+            conn_write(c, TAG_BYE, &none, NULL, 0, NULL, 0);
+    }
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     T.polling = true;
