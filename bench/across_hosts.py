@@ -7,9 +7,13 @@ as its ssh). Every implementation is held to TCP over the namespaces' eth0: MPIC
 otherwise notice that both processes share a machine and use shared memory (UCX_TLS=self,tcp),
 Open MPI gets btl self,tcp on eth0. Needs root and `ip`.
 
+Each round also runs bench/tcp_limit.c between the same two namespaces: plain sockets with no
+MPI (ping-pong on one connection, a stream of writes), the limit an MPI over TCP can approach.
+
 Rounds are interleaved (each round runs every implementation once); each figure is the median
-of the rounds with its spread (min-max), and "vs best peer" Courier's ratio to the best peer's
-median (above 1: Courier is better; for latency the peer's time over Courier's).
+of the rounds with its spread (min-max), "vs best peer" Courier's ratio to the best peer's
+median (above 1: Courier is better; for latency the peer's time over Courier's), and "of limit"
+Courier's median against the sockets' (1: at the limit).
 
 usage: bench/across_hosts.py [--courier BUILD/bin] [--rounds N] [--peers mpich,openmpi]
 """
@@ -44,6 +48,26 @@ class Across:
                 'hostname h1; exec "$@"', "h1", *self.launch, exe, *args]
 
 
+def tcp_limit(lab, exe):
+    """One run of bench/tcp_limit.c from h1 to h2: figures keyed as compare.run's."""
+    server = subprocess.Popen(["ip", "netns", "exec", lab.prefix + "h2", exe, "serve", "7070"])
+    try:
+        out = subprocess.run(["ip", "netns", "exec", lab.prefix + "h1", exe, "measure", "10.77.0.2", "7070"],
+                             capture_output=True, text=True, timeout=300).stdout
+    finally:
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    res = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[1].startswith("bytes="):
+            res[(f[0], "2", int(f[1][6:]))] = (float(f[2][6:]), f[3][5:])
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--courier", default=os.path.join(ROOT, "build", "bin"))
@@ -58,7 +82,8 @@ def main():
         if key:
             peer = compare.ensure_peer(key)
             impls.append((key, peer.name, peer))
-    exes = {}
+    exes = {"limit": os.path.join(work, "tcp_limit")}
+    subprocess.run(["cc", "-O2", "-o", exes["limit"], os.path.join(HERE, "tcp_limit.c")], check=True)
     for key, _, mpi in impls:
         for b in ("latency", "bandwidth"):
             exes[key, b] = os.path.join(work, f"{key}-{b}")
@@ -84,6 +109,8 @@ def main():
                 env.update(UCX_TLS="self,tcp", UCX_NET_DEVICES="eth0")
             runners.append((key, name, Across(key, name, lab, launch, env)))
         for r in range(args.rounds):
+            for (bench, _np, size), (value, unit) in tcp_limit(lab, exes["limit"]).items():
+                figures.setdefault(("limit", bench, size), []).append(value)
             for key, name, impl in runners:
                 for b, arg in (("latency", str(64 << 10)), ("bandwidth", str(16 << 20))):
                     for (bench, _np, size), (value, unit) in compare.run(impl, 2, exes[key, b], arg, timeout=300).items():
@@ -91,7 +118,7 @@ def main():
             print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
     names = [name for _, name, _ in runners]
     print(f"Across two hosts (network namespaces, TCP over veth): median of {args.rounds} interleaved rounds [min-max]")
-    print(f"{'row':<18}" + "".join(f"{n:>26}" for n in names) + f"{'vs best peer':>14}")
+    print(f"{'row':<18}" + "".join(f"{n:>26}" for n in names + ["TCP limit"]) + f"{'vs best peer':>14}{'of limit':>10}")
     for bench, size, unit in ROWS:
         cells, med = [], {}
         for key, name, _ in runners:
@@ -106,8 +133,13 @@ def main():
         if "courier" in med and peers:
             best = min(peers) if unit == "us" else max(peers)
             ratio = f"{(best / med['courier'] if unit == 'us' else med['courier'] / best):.2f}x"
+        lim, of_limit = figures.get(("limit", bench, size)), "-"
+        cells.append(f"{statistics.median(lim):.4g} [{min(lim):.4g}-{max(lim):.4g}]" if lim else "-")
+        if lim and "courier" in med:
+            m = statistics.median(lim)
+            of_limit = f"{(m / med['courier'] if unit == 'us' else med['courier'] / m):.2f}"
         label = f"{bench} {compare.human(size)}"
-        print(f"{label:<18}" + "".join(f"{c:>26}" for c in cells) + f"{ratio:>14}  {unit}")
+        print(f"{label:<18}" + "".join(f"{c:>26}" for c in cells) + f"{ratio:>14}{of_limit:>10}  {unit}")
     return 0
 
 
