@@ -7,11 +7,11 @@
  * then carry the TCP acknowledgements of what arrived, instead of packets of their own: 8-byte
  * one-way latency 5.8 against 8.0 us between two network namespaces, raw sockets). The
  * connector sends a hello (magic, its world rank) first. Invariants:
- *  - each process sends to a peer on one connection only, chosen at its first frame to it and
- *    never changed (`out`), so the frames of an ordered pair travel in order on one stream;
+ *  - each process sends to a peer on one connection at a time (`out`), so the frames of an
+ *    ordered pair travel in order on one stream;
  *  - it reads every connection, whoever opened it;
- *  - two processes that open connections to each other at once each keep sending on their own
- *    (each finds no connection from the other yet): two streams used one way, no tie-break.
+ *  - two processes that open connections to each other at once keep the one the lower rank
+ *    opened: the higher rank moves to it once, marking the end of its own (on_hello).
  * At MPI_Finalize a process closes a connection only once the peer's kernel has acknowledged
  * every byte sent on it (SIOCOUTQ): a connection closed with unread bytes (a frame the peer
  * sent late) is reset, and a reset drops what is still unacknowledged, while what the peer's
@@ -128,6 +128,14 @@ static int ep_set(conn *c, int op, uint32_t events)
 {
     struct epoll_event ev = {.events = events, .data.ptr = c};
     return epoll_ctl(T.ep, op, c->fd, &ev);
+}
+
+/* What epoll watches on a connection: reading, unless it is held (level-triggered, a held
+ * connection with bytes waiting would wake every poll and every sleep), and writing while
+ * something is queued or the connect is in progress. */
+static void ep_arm(conn *c)
+{
+    ep_set(c, EPOLL_CTL_MOD, (c->held ? 0 : EPOLLIN) | (c->want_out ? EPOLLOUT : 0));
 }
 
 /* ----------------------------------------------------------------- addresses */
@@ -254,9 +262,9 @@ static bool conns_add(conn *c)
 }
 
 /* A connection that broke, or closed: drop it with what it held (see the file comment); frames
- * to its peer are dropped from now on when this process sent on it. A handler may drop one
- * while cr_tcp_poll still holds an event for it: it is closed now and freed when no poll runs
- * (`dead` keeps it until then; its events are skipped). */
+ * to its peer are dropped from now on when this process sent on it. A delivery may drop another
+ * connection (on_hello) while cr_tcp_poll still holds an event for it: it is closed now and
+ * freed when no poll runs (`dead` keeps it until then; its events are skipped). */
 static void conn_drop(conn *c)
 {
     if (c->peer >= 0 && T.out[c->peer] == c)
@@ -291,7 +299,7 @@ static void out_fail(conn *c)
     if (c->want_out) {
         c->want_out = false;
         T.nwant_out--;
-        ep_set(c, EPOLL_CTL_MOD, EPOLLIN);
+        ep_arm(c);
     }
 }
 
@@ -333,7 +341,7 @@ static bool out_flush(conn *c)
     if (want != c->want_out) {
         c->want_out = want;
         T.nwant_out += want ? 1 : -1;
-        ep_set(c, EPOLL_CTL_MOD, EPOLLIN | (want ? EPOLLOUT : 0));
+        ep_arm(c);
     }
     return true;
 }
@@ -556,6 +564,7 @@ CR_NORETURN static void stream_corrupt(const conn *c, const char *what)
 }
 
 static int in_deliver(conn *c);
+static void on_hello_switch(conn *c, conn *mine, int peer);
 
 /* The hello of an accepted connection names its peer. Our frames to the peer go on it unless
  * we opened our own first: then both processes connected at once, and the connection the lower
@@ -564,18 +573,39 @@ static int in_deliver(conn *c);
  * may read them in either order, holds what follows TAG_RESUME until TAG_SWITCH. */
 static void on_hello(conn *c, int peer)
 {
-    static const cr_xenv none;
     c->peer = peer;
     conn *mine = T.out[peer];
     if (!mine) {
         T.out[peer] = c;
-    } else if (mine != &gone && mine->opened_here && cr_rt.rank > peer) {
-        conn_write(mine, TAG_SWITCH, &none, NULL, 0, NULL, 0);
-        mine->retired = mine->end_known = true;
-        out_flush(mine);
+    } else if (mine != &gone && mine->opened_here && cr_rt.rank > peer && mine->connecting &&
+               mine->tail - mine->head >= sizeof(wire_hello)) {
+        /* Nothing has left on our own connection yet (no byte is sent before the connect
+         * completes): its frames move to the peer's connection, behind no switch, and it is
+         * dropped (the peer, if it accepted it, sees it end before any hello, and drops it). */
+        size_t n = mine->tail - mine->head - sizeof(wire_hello);
+        char *q = n ? out_reserve(c, n) : c->buf;
+        if (n && !q)
+            return on_hello_switch(c, mine, peer);
+        if (n)
+            memcpy(q, mine->buf + mine->head + sizeof(wire_hello), n);
+        conn_drop(mine);
         T.out[peer] = c;
-        conn_write(c, TAG_RESUME, &none, NULL, 0, NULL, 0);
+        out_flush(c);
+    } else if (mine != &gone && mine->opened_here && cr_rt.rank > peer) {
+        on_hello_switch(c, mine, peer);
     }
+}
+
+/* on_hello's switch: our own connection `mine` to `peer` ends with TAG_SWITCH, and our frames
+ * go on `c` from TAG_RESUME on. */
+static void on_hello_switch(conn *c, conn *mine, int peer)
+{
+    static const cr_xenv none;
+    conn_write(mine, TAG_SWITCH, &none, NULL, 0, NULL, 0);
+    mine->retired = mine->end_known = true;
+    out_flush(mine);
+    T.out[peer] = c;
+    conn_write(c, TAG_RESUME, &none, NULL, 0, NULL, 0);
 }
 
 /* TAG_SWITCH, TAG_RESUME or TAG_BYE from `c`'s peer (TAG_RESUME before TAG_SWITCH holds `c`);
@@ -589,12 +619,15 @@ static int on_switch(conn *c, uint32_t tag)
     if (tag == TAG_RESUME) {
         c->held = !T.switched[c->peer];
         T.switched[c->peer] = false;
+        if (c->held)
+            ep_arm(c);
         return 0;
     }
     for (int k = 0; k < T.nconn; k++) {
         conn *x = T.conns[k];
         if (x->held && x->peer == c->peer && x != c) {
             x->held = false;
+            ep_arm(x);
             return in_deliver(x); /* its frames come after every frame of `c` */
         }
     }
@@ -763,6 +796,17 @@ static bool conn_unsent(conn *c)
     return ioctl(c->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0;
 }
 
+/* Finalize: TAG_BYE on connections [from, nconn) (the retired one already said TAG_SWITCH). */
+static void say_bye(int from)
+{
+    static const cr_xenv none;
+    for (int k = from; k < T.nconn; k++) {
+        conn *c = T.conns[k];
+        if (!c->failed && !c->retired)
+            conn_write(c, TAG_BYE, &none, NULL, 0, NULL, 0);
+    }
+}
+
 void cr_tcp_finalize(void)
 {
     if (!T.up)
@@ -771,12 +815,7 @@ void cr_tcp_finalize(void)
      * comment: a close that resets drops what is unacknowledged, not what the peer holds).
      * Wait for that, at most 10 s for a peer that stopped reading, while reading and dropping
      * what still arrives, so two processes that flush to each other cannot block each other. */
-    static const cr_xenv none;
-    for (int k = 0; k < T.nconn; k++) { /* the peer then knows the end of the stream is no death */
-        conn *c = T.conns[k];
-        if (!c->failed && !c->retired)
-            conn_write(c, TAG_BYE, &none, NULL, 0, NULL, 0);
-    }
+    say_bye(0); /* the peers then know the end of the streams is no death */
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     T.polling = true;
@@ -792,7 +831,9 @@ void cr_tcp_finalize(void)
         for (int i = 0; i < n; i++) {
             conn *c = ev[i].data.ptr;
             if (c->kind == CONN_LISTEN) {
+                int before = T.nconn;
                 accept_all();
+                say_bye(before);
                 continue;
             }
             if (c->kind == CONN_DEAD)
@@ -813,8 +854,15 @@ void cr_tcp_finalize(void)
                 ssize_t r;
                 while ((r = recv(c->fd, sink, sizeof sink, MSG_DONTWAIT)) > 0)
                     ;
-                if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-                    ep_set(c, EPOLL_CTL_MOD, c->want_out ? EPOLLOUT : 0); /* the peer is done */
+                /* The peer is done: stop reading it. Once ours is shut down too, epoll would
+                 * report the hang-up at every wait whatever it is asked, so the connection
+                 * leaves the set (its acknowledgements are counted without it). */
+                if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                    if (c->shut)
+                        epoll_ctl(T.ep, EPOLL_CTL_DEL, c->fd, NULL);
+                    else
+                        ep_set(c, EPOLL_CTL_MOD, c->want_out ? EPOLLOUT : 0);
+                }
             }
         }
         free_dead();
