@@ -15,7 +15,10 @@ of the rounds with its spread (min-max), "vs best peer" Courier's ratio to the b
 median (above 1: Courier is better; for latency the peer's time over Courier's), and "of limit"
 Courier's median against the sockets' (1: at the limit).
 
-usage: bench/across_hosts.py [--courier BUILD/bin] [--rounds N] [--peers mpich,openmpi]
+usage: bench/across_hosts.py [--courier BUILD/bin] [--baseline OTHER_BUILD/bin] [--rounds N]
+                             [--peers mpich,openmpi]
+(--baseline adds another Courier build, say the commit before a change, as one more column in
+every round.)
 """
 
 import argparse
@@ -73,11 +76,15 @@ def main():
     ap.add_argument("--courier", default=os.path.join(ROOT, "build", "bin"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--peers", default="mpich,openmpi")
+    ap.add_argument("--baseline", help="another Courier build's bin/, run beside it in every round")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("needs root (network namespaces)")
     work = tempfile.mkdtemp(prefix="cr-hosts-bench-")
     impls = [("courier", "Courier", compare.MPI("courier", "Courier", args.courier, dict(os.environ)))]
+    if args.baseline:
+        impls.append(("baseline", "Courier baseline", compare.MPI("courier", "Courier baseline", args.baseline,
+                                                                  dict(os.environ))))
     for key in args.peers.split(","):
         if key:
             peer = compare.ensure_peer(key)
@@ -95,7 +102,7 @@ def main():
         runners = []
         for key, name, mpi in impls:
             b = mpi.bindir
-            if key == "courier":
+            if key in ("courier", "baseline"):
                 launch = [os.path.join(b, "mpiexec"), "-hosts", "h1,h2", "--launcher-exec", ns_ssh, "-n", "2"]
             elif key == "mpich":
                 launch = [os.path.join(b, "mpiexec.hydra"), "-launcher", "ssh", "-launcher-exec", ns_ssh,
@@ -128,7 +135,7 @@ def main():
                 cells.append(f"{med[key]:.4g} [{min(v):.4g}-{max(v):.4g}]")
             else:
                 cells.append("-")
-        peers = [m for k, m in med.items() if k != "courier"]
+        peers = [m for k, m in med.items() if k not in ("courier", "baseline")]
         ratio = "-"
         if "courier" in med and peers:
             best = min(peers) if unit == "us" else max(peers)

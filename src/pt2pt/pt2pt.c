@@ -167,6 +167,18 @@ static bool send_piece(int dst, const cr_penv *env, const cr_request *r, uint64_
     return cr_xport_send_gather(dst, CR_XCLASS_PT2PT, (const cr_xenv *)env, n, &d.g);
 }
 
+/* A send whose last frame the transport still reads from its buffer (r->proto): it completes
+ * in lent_done, when the transport is done with it. */
+enum { PROTO_LENT = 0x80 };
+static int lent_out; /* sends waiting for lent_done */
+static void send_done(cr_request *r);
+
+static void lent_done(void *arg)
+{
+    lent_out--;
+    send_done(arg);
+}
+
 /* Tries to put one frame on the wire. DATA frames send the next chunk of their request. */
 static bool try_send(int dst, cr_penv *env, cr_request *req, const ctl_words *words)
 {
@@ -187,8 +199,22 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, const ctl_words *wo
             e.a = r->offset;
         else if (r->offset) /* the pieces after the first name their message by its request */
             e = (cr_penv){.type = P_LONG_DATA, .a = (uintptr_t)r, .b = r->offset};
-        if (!send_piece(dst, &e, r, r->offset, chunk))
+        if (chunk && cr_dtype_is_contig_n(r->dt, r->count)) {
+            /* lent: a transport that would copy it to a queue (a full socket) reads it from
+             * the buffer later; the send completes when the last frame has left (lent_done) */
+            bool last = r->offset + chunk == r->bytes;
+            cr_xsend_result sent = cr_xport_send_lent(dst, CR_XCLASS_PT2PT, (const cr_xenv *)&e,
+                                                      (const char *)r->buf + r->dt->true_lb + r->offset, chunk,
+                                                      last ? lent_done : NULL, r);
+            if (sent == CR_XSEND_FULL)
+                return false;
+            if (sent == CR_XSEND_LENT && last) {
+                r->proto = PROTO_LENT;
+                lent_out++;
+            }
+        } else if (!send_piece(dst, &e, r, r->offset, chunk)) {
             return false;
+        }
         r->offset += chunk;
         return true;
     }
@@ -196,8 +222,6 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, const ctl_words *wo
         return cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)env, NULL, 0, NULL, 0);
     }
 }
-
-static void send_done(cr_request *r);
 
 /* Streams (DATA, LONG) send their request's data a frame at a time. */
 static inline bool is_stream(const cr_penv *env)
@@ -208,7 +232,8 @@ static inline bool is_stream(const cr_penv *env)
 /* Whether the send is complete once this frame has gone. */
 static inline bool completes_send(const cr_penv *env, const cr_request *req)
 {
-    return is_stream(env) ? req->offset == req->bytes : env->type == P_EAGER && !(env->flags & PF_SYNC);
+    return is_stream(env) ? req->offset == req->bytes && req->proto != PROTO_LENT
+                          : env->type == P_EAGER && !(env->flags & PF_SYNC);
 }
 
 /* Sends a frame now if its turn has come and there is room, else queues it. */
@@ -447,7 +472,7 @@ static void eager_receive(cr_request *r, const cr_xframe *f, int src, int tag, u
 static void stream_receive(cr_request *r, const cr_xframe *f, uint64_t off)
 {
     uint64_t cap = capacity_of(r), end = off + f->len;
-    if (off < cap) {
+    if (off < cap && !f->placed) {
         uint64_t n = CR_MIN(end, cap) - off;
         frame_to_buffer(r, f, off, n);
     }
@@ -667,6 +692,22 @@ static void on_cancel(const cr_xframe *f, const cr_penv *env)
         }
     }
     control(f->src, P_CANCEL_RESP, done, env->b);
+}
+
+/* The transport asks where a frame's payload goes before it has arrived (a byte stream: TCP):
+ * the DATA of a rendezvous goes straight into the receive's buffer, when it is contiguous
+ * (stream_receive then finds it there). The receive stays valid until its last frame: it is
+ * matched, so it can no longer be cancelled. */
+static void *place_frame(int src, const cr_xenv *xenv, size_t len)
+{
+    const cr_penv *env = (const cr_penv *)xenv;
+    (void)src;
+    if (env->type != P_DATA)
+        return NULL;
+    cr_request *r = (cr_request *)(uintptr_t)env->b;
+    if (!cr_dtype_is_contig_n(r->dt, r->count) || env->a + len > capacity_of(r))
+        return NULL;
+    return (char *)r->buf + r->dt->true_lb + env->a;
 }
 
 static void on_frame(const cr_xframe *f)
@@ -985,6 +1026,7 @@ int cr_pt2pt_init(void)
     if (!OQ.head || !OQ.tail || !longs || !CR.used || !CR.taken)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %d send queues", cr_rt.size);
     cr_xport_set_handler(CR_XCLASS_PT2PT, on_frame);
+    cr_xport_set_placer(CR_XCLASS_PT2PT, place_frame);
     if (cr_progress_add_hook(oq_progress))
         return cr_err(MPI_ERR_NO_MEM, "out of memory registering the send queues' progress");
     return MPI_SUCCESS;
@@ -995,7 +1037,7 @@ int cr_pt2pt_init(void)
 static bool queues_empty(void *arg)
 {
     (void)arg;
-    return OQ.busy == 0;
+    return OQ.busy == 0 && lent_out == 0;
 }
 
 void cr_pt2pt_finalize(void)

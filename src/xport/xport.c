@@ -34,6 +34,7 @@ typedef struct route {
 
 static struct {
     cr_xport_handler *handlers[CR_XCLASS_COUNT];
+    cr_xport_placer *placers[CR_XCLASS_COUNT];
     route *routes; /* by world rank */
     self_frame *self_head, **self_tail;
     bool tcp; /* the job spans nodes */
@@ -42,6 +43,17 @@ static struct {
 void cr_xport_set_handler(cr_xclass cls, cr_xport_handler *h)
 {
     X.handlers[cls] = h;
+}
+
+void cr_xport_set_placer(cr_xclass cls, cr_xport_placer *p)
+{
+    X.placers[cls] = p;
+}
+
+void *cr_xport_place(int src, cr_xclass cls, const cr_xenv *env, size_t len)
+{
+    cr_xport_placer *p = (unsigned)cls < CR_XCLASS_COUNT ? X.placers[cls] : NULL;
+    return p ? p(src, env, len) : NULL;
 }
 
 void cr_xport_deliver(const cr_xframe *f)
@@ -219,6 +231,15 @@ bool cr_xport_send(int dst, cr_xclass cls, const cr_xenv *env, const void *p1, s
 {
     const route *r = &X.routes[dst];
     return r->ops->send(r->peer, cls, env, p1, n1, p2, n2);
+}
+
+cr_xsend_result cr_xport_send_lent(int dst, cr_xclass cls, const cr_xenv *env, const void *p, size_t n,
+                                   void (*done)(void *), void *arg)
+{
+    const route *r = &X.routes[dst];
+    if (r->ops->send_lent)
+        return r->ops->send_lent(r->peer, cls, env, p, n, done, arg);
+    return r->ops->send(r->peer, cls, env, p, n, NULL, 0) ? CR_XSEND_DONE : CR_XSEND_FULL;
 }
 
 bool cr_xport_send_gather(int dst, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g)

@@ -44,9 +44,27 @@ typedef struct cr_xframe {
     size_t len;            /* payload bytes */
     const char *p1, *p2;   /* payload: n1 bytes at p1, then len - n1 at p2 */
     size_t n1;
+    bool placed;           /* the payload was read straight to where the class's placer said
+                              (p1, that address): it is already there (cr_xport_set_placer) */
 } cr_xframe;
 
 typedef void cr_xport_handler(const cr_xframe *f);
+
+/* Where the payload of a frame whose header has arrived should land, for a transport that reads
+ * frames from a byte stream (TCP): a class that knows (a matched rendezvous's buffer) returns an
+ * address with room for `len` bytes, which stays valid until the frame is delivered; the
+ * transport reads the payload straight there instead of through its own buffer, and delivers
+ * the frame with `placed` set. NULL: the transport keeps the payload as usual. Called in the
+ * frames' order, before the frame's delivery and after the delivery of every frame before it
+ * from the same process. */
+typedef void *cr_xport_placer(int src, const cr_xenv *env, size_t len);
+
+/* A frame whose payload stays in the caller's memory until it has left (cr_xport_send_lent). */
+typedef enum {
+    CR_XSEND_FULL, /* nothing sent: the way is busy for now, try again later */
+    CR_XSEND_DONE, /* sent (or copied by the transport): the memory is free again */
+    CR_XSEND_LENT  /* the transport still reads the memory: `done(arg)` says when it is free */
+} cr_xsend_result;
 
 /* A payload the transport fetches while it writes the frame, so a non-contiguous buffer is
  * packed straight into the frame with no copy in between: fill(g, to, n) is called for each
@@ -81,6 +99,9 @@ typedef struct cr_xport_ops {
     bool (*can_read)(int peer);       /* single copy is the policy towards it */
     bool (*pull_preferred)(int peer); /* single copy is better now (see cr_xport_pull_preferred) */
     bool (*split_preferred)(int peer, uint64_t bytes); /* both copy a part (cr_xport_split_preferred) */
+    /* optional (NULL: send copies): see cr_xport_send_lent */
+    cr_xsend_result (*send_lent)(int peer, cr_xclass cls, const cr_xenv *env, const void *p, size_t n,
+                                 void (*done)(void *), void *arg);
 } cr_xport_ops;
 
 /* Sends one frame to world rank `dst`, or returns false (nothing sent) when the way there is
@@ -94,6 +115,18 @@ size_t cr_xport_max_frame(int dst);
 size_t cr_xport_stream_frame(int dst);
 /* The same with a payload of `len` bytes that `g` writes into the frame. */
 bool cr_xport_send_gather(int dst, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g);
+
+/* Sends one frame whose payload the transport may go on reading from `p` after the call, where
+ * copying it first would cost a copy of every byte (a socket that is full while a long message
+ * streams). CR_XSEND_LENT: `p` must stay valid and unchanged until the transport calls
+ * `done(arg)` (may be NULL), from a later cr_xport_poll, never from inside this call; a frame to
+ * a peer that is gone counts as sent. Transports that cannot lend copy (cr_xport_send). */
+cr_xsend_result cr_xport_send_lent(int dst, cr_xclass cls, const cr_xenv *env, const void *p, size_t n,
+                                   void (*done)(void *), void *arg);
+/* Frames of class `cls` may be placed by `p` (see cr_xport_placer); NULL: none is. */
+void cr_xport_set_placer(cr_xclass cls, cr_xport_placer *p);
+/* Called by transports: where the payload of a frame of `cls` from world rank `src` goes, or NULL. */
+void *cr_xport_place(int src, cr_xclass cls, const cr_xenv *env, size_t len);
 
 /* Delivers pending frames to the handler; returns how many. */
 int cr_xport_poll(void);

@@ -58,6 +58,7 @@
 #define HELLO_MAGIC 0xC0E1AB1Eu
 #define MAX_FRAME ((size_t)256 << 10)
 #define QUEUE_MAX ((size_t)8 << 20) /* bytes queued towards one peer before send says "full" */
+#define PLACE_MIN ((size_t)16 << 10) /* smaller payloads are read through the buffer (cr_xport_place) */
 #define MAX_ADDRS 16
 /* The transport's own frames (classes above every cr_xclass), never delivered upwards. */
 #define TAG_SWITCH (MAGIC | 0xfff0u) /* the last frame on a connection that retires */
@@ -90,12 +91,33 @@ typedef struct conn {
     bool shut;        /* told the peer it sends no more (shutdown) */
     bool failed;      /* a write failed: nothing is sent on it any more (out_fail) */
     bool end_known;   /* its end is expected: the peer said TAG_BYE or TAG_SWITCH, or we retired it */
+    bool peer_done;   /* finalize: the peer ended its side (it finalized, or retired the
+                         connection): what we still send on it is needed by no one */
     bool held;        /* read TAG_RESUME: deliver nothing more from it before TAG_SWITCH arrives on
                          the peer's retiring connection (its earlier frames) */
     char *buf;        /* send queue: bytes [head, tail) */
     size_t head, tail, cap;
+    /* A frame written straight from the sender's memory (tcp_send_lent), before anything of the
+     * queue: `done` bytes of its header and payload are written. */
+    struct {
+        bool on;
+        wire_hdr h;
+        const char *p;
+        size_t len, done;
+        void (*fin)(void *); /* called (from cr_tcp_poll) once it is written */
+        void *arg;
+    } lent;
     char *rbuf;       /* receive buffer: rtail bytes of frames not complete yet */
     size_t rtail, rcap;
+    /* A frame whose payload is being read straight to where its class placed it
+     * (cr_xport_place): `have` of its h.len bytes are there. */
+    struct {
+        bool on;
+        bool asked;   /* the frame at the front of rbuf was offered and not placed */
+        wire_hdr h;
+        char *to;
+        size_t have;
+    } place;
     struct conn *next_dead; /* in T.dead */
 } conn;
 
@@ -112,6 +134,11 @@ static struct {
     int nwant_out;          /* connections waiting for EPOLLOUT (something queued, or connecting) */
     unsigned polls;         /* cr_tcp_poll calls, for the direct-read fast path */
     conn *dead;             /* dropped connections, freed after the poll that may still see them */
+    struct lent_fin {
+        void (*fin)(void *);
+        void *arg;
+    } *fins;                /* lent frames written (or dropped) whose senders are still to be told */
+    int nfin, fincap, nlent; /* nlent: lent frames not yet written; fincap >= nfin + nlent */
     uint32_t my_addrs[MAX_ADDRS], my_masks[MAX_ADDRS]; /* IPv4, network order */
     int naddrs;
 } T = {.ep = -1, .listener = {.fd = -1}};
@@ -265,8 +292,11 @@ static bool conns_add(conn *c)
  * to its peer are dropped from now on when this process sent on it. A delivery may drop another
  * connection (on_hello) while cr_tcp_poll still holds an event for it: it is closed now and
  * freed when no poll runs (`dead` keeps it until then; its events are skipped). */
+static void lent_finish(conn *c);
+
 static void conn_drop(conn *c)
 {
+    lent_finish(c);
     if (c->peer >= 0 && T.out[c->peer] == c)
         T.out[c->peer] = &gone;
     T.nwant_out -= c->want_out;
@@ -294,6 +324,7 @@ static void out_fail(conn *c)
     free(c->buf);
     c->buf = NULL;
     c->head = c->tail = c->cap = 0;
+    lent_finish(c);
     c->connecting = false;
     c->failed = true;
     if (c->want_out) {
@@ -314,12 +345,51 @@ static void free_dead(void)
 
 /* ----------------------------------------------------------------- sending */
 
-/* Writes what the queue holds; false when the connection broke (then nothing is sent on it
- * any more: out_fail). */
+/* `c`'s lent frame is written, or dropped with the connection: its sender is told at the end
+ * of the poll (lent frames are a sender's memory, free again then). */
+static void lent_finish(conn *c)
+{
+    if (!c->lent.on)
+        return;
+    c->lent.on = false;
+    T.nlent--;
+    if (c->lent.fin)
+        T.fins[T.nfin++] = (struct lent_fin){c->lent.fin, c->lent.arg};
+}
+
+/* Tells the senders of lent frames that are written that their memory is free (from
+ * cr_tcp_poll, never inside a send); returns how many. A sender told may send again. */
+static int lent_tell(void)
+{
+    int n = 0;
+    while (T.nfin) {
+        struct lent_fin f = T.fins[--T.nfin];
+        f.fin(f.arg);
+        n++;
+    }
+    return n;
+}
+
+/* Writes the lent frame, then what the queue holds, as far as the socket takes them; false
+ * when the connection broke (then nothing is sent on it any more: out_fail). */
 static bool out_flush(conn *c)
 {
-    while (c->head < c->tail && !c->connecting) {
-        ssize_t w = send(c->fd, c->buf + c->head, c->tail - c->head, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while ((c->lent.on || c->head < c->tail) && !c->connecting) {
+        struct iovec iov[3];
+        int k = 0;
+        size_t lent_left = 0;
+        if (c->lent.on) {
+            size_t d = c->lent.done, hl = sizeof c->lent.h, pd = d > hl ? d - hl : 0;
+            if (d < hl)
+                iov[k++] = (struct iovec){(char *)&c->lent.h + d, hl - d};
+            if (pd < c->lent.len)
+                iov[k++] = (struct iovec){(void *)(uintptr_t)(c->lent.p + pd), c->lent.len - pd};
+            lent_left = hl + c->lent.len - d;
+        }
+        if (c->head < c->tail)
+            iov[k++] = (struct iovec){c->buf + c->head, c->tail - c->head};
+        struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)k};
+        ssize_t w = sendmsg(c->fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -328,16 +398,22 @@ static bool out_flush(conn *c)
             out_fail(c);
             return false;
         }
-        c->head += (size_t)w;
+        size_t n = (size_t)w, of_lent = CR_MIN(n, lent_left);
+        if (c->lent.on) {
+            c->lent.done += of_lent;
+            if (of_lent == lent_left)
+                lent_finish(c);
+        }
+        c->head += n - of_lent;
     }
     if (c->head == c->tail) {
         c->head = c->tail = 0;
-        if (c->retired && !c->connecting && !c->shut) {
+        if (c->retired && !c->connecting && !c->shut && !c->lent.on) {
             shutdown(c->fd, SHUT_WR); /* after TAG_SWITCH: the peer reads the end, then closes */
             c->shut = true;
         }
     }
-    bool want = c->connecting || c->head < c->tail;
+    bool want = c->connecting || c->head < c->tail || c->lent.on;
     if (want != c->want_out) {
         c->want_out = want;
         T.nwant_out += want ? 1 : -1;
@@ -430,7 +506,7 @@ static bool conn_write(conn *c, uint32_t tag, const cr_xenv *env, const void *p1
 {
     wire_hdr h = {tag, (uint32_t)(n1 + n2), *env};
     size_t total = sizeof h + n1 + n2, done = 0;
-    if (c->head == c->tail && !c->connecting) {
+    if (c->head == c->tail && !c->connecting && !c->lent.on) {
         struct iovec iov[3] = {{&h, sizeof h}, {(void *)p1, n1}, {(void *)p2, n2}};
         struct msghdr m = {.msg_iov = iov, .msg_iovlen = 3};
         ssize_t w;
@@ -472,6 +548,42 @@ static bool tcp_send(int peer, cr_xclass cls, const cr_xenv *env, const void *p1
             return false;
     }
     return conn_write(c, MAGIC | (uint32_t)cls, env, p1, n1, p2, n2);
+}
+
+/* A frame written straight from the caller's memory, now or as the socket drains: a long
+ * message streaming into a full socket would otherwise be copied to the queue first, a copy of
+ * every byte by the sending core, which is the bottleneck of a stream (the kernel's copy into
+ * the socket is the other). One lent frame per connection at a time, behind nothing queued. */
+static cr_xsend_result tcp_send_lent(int peer, cr_xclass cls, const cr_xenv *env, const void *p, size_t n,
+                                     void (*done)(void *), void *arg)
+{
+    conn *c = out_of(peer);
+    if (c == &gone)
+        return CR_XSEND_DONE;
+    /* Something is still to be written before it: the connection waits for EPOLLOUT, and the
+     * poll that reports it writes on (trying here as well would be a failing system call at
+     * every round of a sender's progress loop). */
+    if (c->connecting || c->lent.on || c->head < c->tail)
+        return c->failed ? CR_XSEND_DONE : CR_XSEND_FULL;
+    if (T.fincap < T.nfin + T.nlent + 1) {
+        int cap = 2 * T.fincap + 8;
+        struct lent_fin *f = realloc(T.fins, (size_t)cap * sizeof *f);
+        if (!f)
+            return tcp_send(peer, cls, env, p, n, NULL, 0) ? CR_XSEND_DONE : CR_XSEND_FULL;
+        T.fins = f, T.fincap = cap;
+    }
+    c->lent.on = true;
+    c->lent.h = (wire_hdr){MAGIC | (uint32_t)cls, (uint32_t)n, *env};
+    c->lent.p = p;
+    c->lent.len = n;
+    c->lent.done = 0;
+    c->lent.fin = NULL; /* written at once (or dropped): nobody is to be told */
+    T.nlent++;
+    out_flush(c);
+    if (!c->lent.on)
+        return CR_XSEND_DONE;
+    c->lent.fin = done, c->lent.arg = arg;
+    return CR_XSEND_LENT;
 }
 
 static bool tcp_send_gather(int peer, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g)
@@ -530,7 +642,8 @@ static bool tcp_no_split(int peer, uint64_t bytes)
  * let the sender's copy overlap the receiver's (1 MiB one-way 1.02 ms in 16 KiB frames, 0.19 ms
  * in 256 KiB ones, over loopback). */
 const cr_xport_ops cr_tcp_ops = {"tcp",       tcp_send,    tcp_send_gather, tcp_max_frame, tcp_max_frame,
-                                 tcp_no_copy, tcp_no_copy, tcp_no,          tcp_no,       tcp_no_split};
+                                 tcp_no_copy, tcp_no_copy, tcp_no,          tcp_no,       tcp_no_split,
+                                 tcp_send_lent};
 
 /* ----------------------------------------------------------------- receiving */
 
@@ -655,9 +768,22 @@ static int in_deliver(conn *c)
         if ((h.tag & 0xffff0000u) != MAGIC || ((h.tag & 0xffff) >= CR_XCLASS_COUNT && !own) || h.len > MAX_FRAME ||
             (own && h.len))
             stream_corrupt(c, "bad frame header");
-        if (c->rtail - at < sizeof h + h.len)
+        if (c->rtail - at < sizeof h + h.len) {
+            /* the payload is still coming: read it straight to its place, if it has one */
+            if (h.len >= PLACE_MIN && !own && !c->place.asked) {
+                char *to = cr_xport_place(c->peer, (cr_xclass)(h.tag & 0xffff), &h.env, h.len);
+                c->place.asked = !to;
+                if (to) {
+                    size_t have = c->rtail - at - sizeof h;
+                    memcpy(to, c->rbuf + at + sizeof h, have);
+                    c->place = (typeof(c->place)){.on = true, .h = h, .to = to, .have = have};
+                    at = c->rtail;
+                }
+            }
             break;
+        }
         at += sizeof h + h.len;
+        c->place.asked = false;
         if (own) {
             got += on_switch(c, h.tag);
             continue;
@@ -671,6 +797,31 @@ static int in_deliver(conn *c)
     memmove(c->rbuf, c->rbuf + at, c->rtail - at);
     c->rtail -= at;
     return got;
+}
+
+/* A read of `c` while a frame's payload goes straight to its place: the rest of the payload,
+ * and what follows into the buffer, in one system call; delivers the frame once it is whole. */
+static ssize_t in_read_placed(conn *c, int *got)
+{
+    size_t need = c->place.h.len - c->place.have;
+    struct iovec iov[2] = {{c->place.to + c->place.have, need}, {c->rbuf + c->rtail, c->rcap - c->rtail}};
+    ssize_t r = readv(c->fd, iov, 2);
+    if (r <= 0)
+        return r;
+    if ((size_t)r < need) {
+        c->place.have += (size_t)r;
+        return r;
+    }
+    c->rtail += (size_t)r - need;
+    wire_hdr h = c->place.h; /* the envelope must outlive the delivery */
+    cr_xframe f = {.src = c->peer, .cls = (cr_xclass)(h.tag & 0xffff), .env = &h.env, .len = h.len,
+                   .p1 = c->place.to, .n1 = h.len, .placed = true};
+    c->place.on = false;
+    cr_xport_deliver(&f);
+    ++*got;
+    if (c->kind != CONN_DEAD)
+        *got += in_deliver(c);
+    return r;
 }
 
 /* One read from a connection, then delivery; false when it closed or broke (the caller drops
@@ -689,10 +840,11 @@ static bool in_read(conn *c, int *got)
     }
     if (c->held)
         return true; /* read on when the peer's retiring connection has ended (on_switch) */
-    ssize_t r = recv(c->fd, c->rbuf + c->rtail, c->rcap - c->rtail, MSG_DONTWAIT);
+    bool placing = c->place.on;
+    ssize_t r = placing ? in_read_placed(c, got) : recv(c->fd, c->rbuf + c->rtail, c->rcap - c->rtail, MSG_DONTWAIT);
     if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
         return false;
-    if (r > 0) {
+    if (r > 0 && !placing) {
         c->rtail += (size_t)r;
         *got += in_deliver(c);
     }
@@ -755,7 +907,7 @@ int cr_tcp_poll(void)
 {
     if (!T.up || T.polling)
         return 0;
-    int got = 0;
+    int got = T.nfin ? lent_tell() : 0; /* lent frames a send finished */
     if (T.nconn > 0 && T.nconn <= DIRECT_MAX && T.nwant_out == 0 && ++T.polls % DIRECT_EVERY != 0) {
         T.polling = true;
         conn *now[DIRECT_MAX]; /* a handler may drop connections, which reorders T.conns */
@@ -764,20 +916,16 @@ int cr_tcp_poll(void)
         for (int k = 0; k < n; k++)
             if (now[k]->kind != CONN_DEAD)
                 conn_read(now[k], &got);
-        T.polling = false;
-        free_dead();
-        return got;
+    } else {
+        struct epoll_event ev[32];
+        int n = epoll_wait(T.ep, ev, 32, 0);
+        T.polling = true;
+        for (int i = 0; i < n; i++)
+            conn_event(ev[i].data.ptr, ev[i].events, &got);
     }
-    struct epoll_event ev[32];
-    int n = epoll_wait(T.ep, ev, 32, 0);
-    if (n <= 0)
-        return 0;
-    T.polling = true;
-    for (int i = 0; i < n; i++)
-        conn_event(ev[i].data.ptr, ev[i].events, &got);
     T.polling = false;
     free_dead();
-    return got;
+    return got + (T.nfin ? lent_tell() : 0);
 }
 
 /* Finalize: whether `c` still holds bytes for its peer (queued here, or sent and not yet
@@ -786,7 +934,9 @@ int cr_tcp_poll(void)
  * it). */
 static bool conn_unsent(conn *c)
 {
-    if (c->connecting || c->head < c->tail)
+    if (c->peer_done)
+        return false;
+    if (c->connecting || c->head < c->tail || c->lent.on)
         return true;
     if (!c->shut) {
         shutdown(c->fd, SHUT_WR);
@@ -858,6 +1008,7 @@ void cr_tcp_finalize(void)
                  * report the hang-up at every wait whatever it is asked, so the connection
                  * leaves the set (its acknowledgements are counted without it). */
                 if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+                    c->peer_done = true;
                     if (c->shut)
                         epoll_ctl(T.ep, EPOLL_CTL_DEL, c->fd, NULL);
                     else
@@ -874,6 +1025,8 @@ void cr_tcp_finalize(void)
     free(T.out);
     free(T.switched);
     free(T.conns);
+    free(T.fins); /* none to tell: point-to-point waited for its lent frames before (pt2pt.c) */
+    T.fins = NULL, T.nfin = T.fincap = T.nlent = 0;
     T.out = NULL, T.conns = NULL, T.conncap = 0;
     close(T.listener.fd);
     close(T.ep);
