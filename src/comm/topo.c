@@ -229,14 +229,14 @@ int cr_topo_check_intra(const cr_comm *comm, const char *call)
                        : MPI_SUCCESS;
 }
 
-/* Without reordering, a process keeps its rank if the grid has room for it. */
+/* The rank MPI_Cart_create with reorder gives this process (topo_place.c). */
 int cr_mpi_cart_map(cr_comm *comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
-    (void)periods;
     int n, err = cr_topo_check_intra(comm, "MPI_Cart_map");
     if (err || (err = cr_topo_grid_size(comm, ndims, dims, &n)))
         return err;
-    *newrank = comm->rank < n ? comm->rank : MPI_UNDEFINED;
+    if (!cr_topo_cart_place(comm, ndims, dims, periods, n, newrank))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory placing %d processes", n);
     return MPI_SUCCESS;
 }
 
@@ -325,15 +325,33 @@ int cr_mpi_graph_neighbors(cr_comm *comm, int rank, int maxneighbors, int neighb
     return MPI_SUCCESS;
 }
 
-int cr_mpi_graph_map(cr_comm *comm, int nnodes, const int index[], const int edges[], int *newrank)
+int cr_topo_graph_check(const cr_comm *comm, int nnodes, const int *index, const int *edges, bool empty_ok,
+                        const char *call)
 {
-    (void)index, (void)edges;
-    int err = cr_topo_check_intra(comm, "MPI_Graph_map");
+    int err = cr_topo_check_intra(comm, call);
     if (err)
         return err;
-    if (nnodes <= 0 || nnodes > comm->size)
-        return cr_err(MPI_ERR_ARG, "invalid nnodes=%d: must be in [1, %d]", nnodes, comm->size);
-    *newrank = comm->rank < nnodes ? comm->rank : MPI_UNDEFINED;
+    if (nnodes < (empty_ok ? 0 : 1) || nnodes > comm->size)
+        return cr_err(MPI_ERR_ARG, "invalid nnodes=%d: must be in [%d, %d]", nnodes, empty_ok ? 0 : 1, comm->size);
+    for (int i = 0; i < nnodes; i++)
+        if (index[i] < (i ? index[i - 1] : 0))
+            return cr_err(MPI_ERR_ARG, "index[%d]=%d is less than the entry before it: index must not decrease", i,
+                          index[i]);
+    int nedges = nnodes ? index[nnodes - 1] : 0;
+    for (int e = 0; e < nedges; e++)
+        if (edges[e] < 0 || edges[e] >= nnodes)
+            return cr_err(MPI_ERR_ARG, "edges[%d]=%d is not a node of the graph (0..%d)", e, edges[e], nnodes - 1);
+    return MPI_SUCCESS;
+}
+
+/* The rank MPI_Graph_create with reorder gives this process (topo_place.c). */
+int cr_mpi_graph_map(cr_comm *comm, int nnodes, const int index[], const int edges[], int *newrank)
+{
+    int err = cr_topo_graph_check(comm, nnodes, index, edges, false, "MPI_Graph_map");
+    if (err)
+        return err;
+    if (!cr_topo_graph_place(comm, nnodes, index, edges, newrank))
+        return cr_err(MPI_ERR_NO_MEM, "out of memory placing %d processes", nnodes);
     return MPI_SUCCESS;
 }
 

@@ -47,6 +47,19 @@ int cr_topo_cart_rank(const cr_topo *t, const int *coords);
 /* Coordinates of `rank`. */
 void cr_topo_cart_coords(const cr_topo *t, int rank, int *coords);
 
+/* Placement with reordering (topo_place.c): *newrank is the rank this process takes in a
+ * Cartesian grid of `n` positions, or in a graph, made from `comm`, chosen so that neighbours
+ * share a node; its own rank when that is as good; MPI_UNDEFINED for a process left out
+ * (rank >= n). Every process computes the same placement, with no message. false: out of
+ * memory (*newrank is then its own rank, or MPI_UNDEFINED). The graph must be valid
+ * (cr_topo_graph_check). */
+bool cr_topo_cart_place(const cr_comm *comm, int ndims, const int *dims, const int *periods, int n, int *newrank);
+bool cr_topo_graph_place(const cr_comm *comm, int nnodes, const int *index, const int *edges, int *newrank);
+/* MPI_ERR_ARG naming `call` unless `index` and `edges` describe a graph of nnodes nodes (from 1 up
+ * to comm's size; with nnodes = 0 allowed when `empty_ok`). */
+int cr_topo_graph_check(const cr_comm *comm, int nnodes, const int *index, const int *edges, bool empty_ok,
+                        const char *call);
+
 /* MPI_ERR_COMM naming `call` when comm is an intercommunicator (topologies live on
  * intracommunicators only). */
 int cr_topo_check_intra(const cr_comm *comm, const char *call);

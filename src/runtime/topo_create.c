@@ -1,8 +1,9 @@
 /* topo_create.c: communicators with a process topology: MPI_Cart_create, MPI_Cart_sub,
  * MPI_Graph_create, MPI_Dist_graph_create_adjacent and MPI_Dist_graph_create. Each makes its
  * communicator with the communicator calls (split or dup) and attaches the topology
- * (comm/topo.h). `reorder` is accepted and not acted on: ranks stay as they are, which the
- * standard allows. */
+ * (comm/topo.h). With `reorder`, Cartesian and graph topologies place neighbours on the same
+ * node (comm/topo_place.c: the same placement MPI_Cart_map and MPI_Graph_map give); distributed
+ * graphs keep their ranks, which the standard allows. */
 #include "coll/coll.h"
 #include "comm/topo.h"
 #include "comm_create.h"
@@ -13,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first n processes of `comm` (in rank order) as a new communicator; the others get
- * MPI_COMM_NULL. */
-static int first_n(cr_comm *comm, int n, MPI_Comm *out)
+/* The processes that `newrank` places (not MPI_UNDEFINED) as a new communicator, each at the
+ * rank it is given; the others get MPI_COMM_NULL. */
+static int placed(cr_comm *comm, int newrank, MPI_Comm *out)
 {
-    return cr_mpi_comm_split(comm, comm->rank < n ? 0 : MPI_UNDEFINED, comm->rank, out);
+    return cr_mpi_comm_split(comm, newrank != MPI_UNDEFINED ? 0 : MPI_UNDEFINED, newrank, out);
 }
 
 static int attach_failed(MPI_Comm *h, int err)
@@ -29,11 +30,14 @@ static int attach_failed(MPI_Comm *h, int err)
 int cr_mpi_cart_create(cr_comm *comm, int ndims, const int dims[], const int periods[], int reorder,
                        MPI_Comm *comm_cart)
 {
-    (void)reorder;
     int n, err = cr_topo_check_intra(comm, "MPI_Cart_create");
     if (err || (err = cr_topo_grid_size(comm, ndims, dims, &n)))
         return err;
-    err = first_n(comm, n, comm_cart);
+    /* (out of memory, this process keeps its rank: see topo_place.c) */
+    int newrank = comm->rank < n ? comm->rank : MPI_UNDEFINED;
+    if (reorder)
+        cr_topo_cart_place(comm, ndims, dims, periods, n, &newrank);
+    err = placed(comm, newrank, comm_cart);
     if (err || *comm_cart == MPI_COMM_NULL)
         return err;
     if ((err = cr_topo_cart(cr_comm_get(*comm_cart), ndims, dims, periods)))
@@ -73,21 +77,13 @@ int cr_mpi_cart_sub(cr_comm *comm, const int remain_dims[], MPI_Comm *newcomm)
 int cr_mpi_graph_create(cr_comm *comm, int nnodes, const int index[], const int edges[], int reorder,
                         MPI_Comm *comm_graph)
 {
-    (void)reorder;
-    int err0 = cr_topo_check_intra(comm, "MPI_Graph_create");
-    if (err0)
-        return err0;
-    if (nnodes < 0 || nnodes > comm->size)
-        return cr_err(MPI_ERR_ARG, "invalid nnodes=%d: must be in [0, %d]", nnodes, comm->size);
-    for (int i = 0; i < nnodes; i++)
-        if (index[i] < (i ? index[i - 1] : 0))
-            return cr_err(MPI_ERR_ARG, "index[%d]=%d is less than the entry before it: index must not decrease", i,
-                          index[i]);
-    int nedges = nnodes ? index[nnodes - 1] : 0;
-    for (int e = 0; e < nedges; e++)
-        if (edges[e] < 0 || edges[e] >= nnodes)
-            return cr_err(MPI_ERR_ARG, "edges[%d]=%d is not a node of the graph (0..%d)", e, edges[e], nnodes - 1);
-    int err = first_n(comm, nnodes, comm_graph);
+    int err = cr_topo_graph_check(comm, nnodes, index, edges, true, "MPI_Graph_create");
+    if (err)
+        return err;
+    int newrank = comm->rank < nnodes ? comm->rank : MPI_UNDEFINED;
+    if (reorder)
+        cr_topo_graph_place(comm, nnodes, index, edges, &newrank);
+    err = placed(comm, newrank, comm_graph);
     if (err || *comm_graph == MPI_COMM_NULL)
         return err;
     if ((err = cr_topo_graph(cr_comm_get(*comm_graph), nnodes, index, edges)))
