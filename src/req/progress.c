@@ -87,6 +87,8 @@ static inline void idle_step(unsigned *idle, bool (*ready)(void *), void *arg)
         if (n >= (unsigned)spin_polls && (n - (unsigned)spin_polls) % 256 == 0) {
             yield_core();
             cr_thread_event(); /* other waiting threads look at their conditions now and then */
+            if ((n - (unsigned)spin_polls) % 65536 == 0)
+                cr_xport_watch(); /* a peer that died would leave this wait spinning for ever */
         }
         return;
     }

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 static int bell = -1, ep = -1;
+static struct epoll_event fired[8]; /* what the last sleep reported */
+static int nfired;
 
 bool cr_wait_init(void)
 {
@@ -48,8 +50,9 @@ int cr_wait_add(int fd)
 
 void cr_wait_sleep(int timeout_ms)
 {
-    struct epoll_event ev[8];
+    struct epoll_event *ev = fired;
     int n = epoll_wait(ep, ev, 8, timeout_ms);
+    nfired = n > 0 ? n : 0;
     for (int i = 0; i < n; i++) {
         if (ev[i].data.fd == bell) {
             uint64_t rings;
@@ -64,4 +67,12 @@ void cr_wait_ring(int fd)
     uint64_t one = 1;
     while (write(fd, &one, sizeof one) < 0 && errno == EINTR)
         ;
+}
+
+bool cr_wait_fired(int fd)
+{
+    for (int i = 0; i < nfired; i++)
+        if (fired[i].data.fd == fd)
+            return true;
+    return false;
 }

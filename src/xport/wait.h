@@ -17,6 +17,8 @@ int cr_wait_add(int fd);
 /* Sleeps until the doorbell rings, an added descriptor is readable, or `timeout_ms` passes;
  * empties the doorbell before returning. */
 void cr_wait_sleep(int timeout_ms);
+/* Whether the last cr_wait_sleep returned for `fd` (an added descriptor) among others. */
+bool cr_wait_fired(int fd);
 /* Rings the doorbell `fd` (a descriptor of this process that refers to a peer's doorbell). */
 void cr_wait_ring(int fd);
 

@@ -317,6 +317,11 @@ void cr_xport_sleep(bool (*ready)(void *), void *arg)
     cr_shm_sleep(ready, arg);
 }
 
+void cr_xport_watch(void)
+{
+    cr_shm_watch();
+}
+
 bool cr_xport_should_sleep(void)
 {
     return cr_shm_sleep_mode();

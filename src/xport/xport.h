@@ -163,6 +163,9 @@ bool cr_xport_split_preferred(int peer, uint64_t bytes);
 void cr_xport_sleep(bool (*ready)(void *), void *arg);
 /* Whether waiting processes should sleep rather than spin (more ranks than cores here). */
 bool cr_xport_should_sleep(void);
+/* For waits that spin, every so often: ends the job when a peer of this node died before its
+ * MPI_Finalize under a launcher that would leave the job waiting (shm.c, cr_shm_watch). */
+void cr_xport_watch(void);
 
 static inline void cr_xframe_copy(const cr_xframe *f, void *dst, size_t offset, size_t len)
 {

@@ -160,6 +160,27 @@ CASES["rank_dies_no_K_pmi2"] = dies_in_collective("pmi2")
 CASES["rank_dies_no_K_pmix"] = dies_in_collective("pmix")
 
 
+def dies_on_one_node(plugin, wait):
+    """The same on one node, where no connection closes: the ranks that share memory with
+    rank 5 watch it (pidfds) and end the job, naming it, whether they spin or sleep while they
+    wait. Without the watch the job is still running at the 60 s timeout."""
+    def run():
+        with slurm_lab.SlurmLab() as lab:
+            before = courier_shm()
+            p = lab.srun(["-N", "1", "-n", "6", f"--mpi={plugin}", ARGS.prog, "coll", "allreduce", "5", "300"],
+                         timeout=60, env={"COURIER_WAIT": wait})
+            check(p.returncode != 0, describe(p))
+            check(p.elapsed < 20, "the job did not end promptly: " + describe(p))
+            check("world rank 5 (pid" in p.stderr and "ended without MPI_Finalize" in p.stderr,
+                  "the dead rank is not named: " + describe(p))
+            finished(lab, before)
+    return run
+
+
+CASES["rank_dies_one_node_pmi2_sleep"] = dies_on_one_node("pmi2", "sleep")
+CASES["rank_dies_one_node_pmix_spin"] = dies_on_one_node("pmix", "spin")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()

@@ -36,11 +36,14 @@
  * which network sockets will share, or a futex word in its shm_proc where peers cannot reach
  * the eventfd. A sender that commits a frame checks the receiver's `sleeping` after a full
  * fence and rings the bell (Dekker-style: no lost wake-up). Receivers ring a sleeping sender after freeing ring space. Without oversubscription
- * nobody sleeps and senders skip the fence. */
+ * nobody sleeps and senders skip the fence.
+ *
+ * Peers that die: see "watching the node's peers" below. */
 #include "shm.h"
 
 #include "core/base.h"
 #include "core/config.h"
+#include "core/runtime.h"
 #include "core/thread.h"
 #include "pmi/pmi.h"
 #include "segment.h"
@@ -53,6 +56,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -102,6 +106,7 @@ typedef struct shm_proc {
     atomic_uint sleeping;
     atomic_uint futex_only; /* a peer could not reach our eventfd: sleep on the futex */
     atomic_uint joined; /* senders that announced themselves in our bitmap (see above) */
+    atomic_uint done;   /* it reached its MPI_Finalize: its end is no death (watch_check) */
     _Alignas(CELL) atomic_uint polls; /* rounds of progress it made: moves while it is inside MPI */
 } shm_proc;
 
@@ -161,7 +166,10 @@ static struct {
     bool eventfd_bell; /* our doorbell is the eventfd in our epoll set (xport/wait.h) */
     int *peer_bells;   /* per process: 0 not fetched yet, -1 unreachable, else its eventfd + 1 in our table */
     int poll_start;
-} S = {.fd = -1};
+    int watch_ep;      /* epoll set of the watched peers' pidfds (-1: none watched) */
+    int nwatch;        /* pidfds in it */
+    int watch_fd[64];  /* the pidfds (-1: let go), WATCH_MAX */
+} S = {.fd = -1, .watch_ep = -1};
 
 static size_t pow2_floor(size_t x)
 {
@@ -269,6 +277,91 @@ static void ring_bell(shm_proc *p)
     futex(&p->bell, FUTEX_WAKE, 1, NULL);
 }
 
+/* ----------------------------------------------------------------- watching the node's peers
+ *
+ * Courier's mpiexec names a rank that dies and ends the job at once. Other launchers may leave
+ * the rest running (srun without -K): over TCP a death closes connections, which their peers
+ * notice (tcp.c), but a process waiting for a peer of its own node would wait for ever. So
+ * under those launchers each process watches up to WATCH_MAX of its node's peers, the ones
+ * after it in local rank order (all of them on nodes of up to WATCH_MAX + 1 processes: every
+ * death has watchers, until a run of WATCH_MAX consecutive peers has already gone), through
+ * pidfds in an epoll set of their own:
+ *   - that set is in the sleep's epoll set, so a death wakes a sleeper (no cost otherwise:
+ *     cr_wait_fired reads what the sleep's epoll_wait reported);
+ *   - a sleeper on the futex, and a waiter that spins, look every so often (cr_shm_watch).
+ * A peer that ends after its MPI_Finalize (`done`) is let go; one that ends before ends the
+ * job, named: the launcher's abort then stops the others. */
+enum { WATCH_MAX = (int)(sizeof S.watch_fd / sizeof S.watch_fd[0]) };
+
+static void watch_stop(void)
+{
+    for (int k = 0; k < WATCH_MAX && S.watch_ep >= 0; k++)
+        if (S.watch_fd[k] >= 0)
+            close(S.watch_fd[k]);
+    if (S.watch_ep >= 0)
+        close(S.watch_ep);
+    S.watch_ep = -1;
+    S.nwatch = 0;
+}
+
+static void watch_start(void)
+{
+    for (int k = 0; k < WATCH_MAX; k++)
+        S.watch_fd[k] = -1;
+    if (S.n <= 1 || cr_pmi_launcher_names_failures())
+        return;
+    S.watch_ep = epoll_create1(EPOLL_CLOEXEC);
+    if (S.watch_ep < 0)
+        return;
+    for (int k = 1; k < S.n && k <= WATCH_MAX; k++) {
+        int p = (S.me + k) % S.n;
+        int fd = (int)syscall(SYS_pidfd_open, (pid_t)S.procs[p].pid, 0);
+        if (fd < 0)
+            continue; /* gone already (the launcher's business then), or no pidfds: not watched */
+        /* (pidfds are close-on-exec; the descriptor stays open while watched: closing it
+         * would take it out of the set) */
+        struct epoll_event ev = {.events = EPOLLIN, .data.u64 = (uint64_t)p << 32 | (uint32_t)(k - 1)};
+        if (epoll_ctl(S.watch_ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            close(fd);
+            fd = -1;
+        }
+        S.watch_fd[k - 1] = fd;
+        S.nwatch += fd >= 0;
+    }
+    if (!S.nwatch || (S.eventfd_bell && cr_wait_add(S.watch_ep) != 0))
+        watch_stop();
+}
+
+/* Looks whether a watched peer ended; ends the job when one ended before its MPI_Finalize. */
+static void watch_check(void)
+{
+    struct epoll_event ev[16];
+    int n = epoll_wait(S.watch_ep, ev, 16, 0);
+    for (int i = 0; i < n; i++) {
+        int p = (int)(ev[i].data.u64 >> 32), k = (int)(uint32_t)ev[i].data.u64;
+        if (atomic_load_explicit(&S.procs[p].done, memory_order_acquire)) {
+            /* a peer that finished: let it go (its pidfd stays readable) */
+            epoll_ctl(S.watch_ep, EPOLL_CTL_DEL, S.watch_fd[k], NULL);
+            close(S.watch_fd[k]);
+            S.watch_fd[k] = -1;
+            S.nwatch--;
+            continue;
+        }
+        char why[200];
+        snprintf(why, sizeof why, "world rank %d (pid %d, on this node) ended without MPI_Finalize",
+                 S.procs[p].world_rank, S.procs[p].pid);
+        cr_runtime_abort(NULL, 1, why);
+    }
+    if (n > 0 && S.nwatch <= 0)
+        watch_stop(); /* (closing the set takes it out of the sleep's set too) */
+}
+
+void cr_shm_watch(void)
+{
+    if (S.watch_ep >= 0)
+        watch_check();
+}
+
 int cr_shm_init(int me, int n, const int *local_world_ranks, bool job_barrier, char *why, size_t cap)
 {
     S.me = me;
@@ -368,11 +461,15 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, bool job_barrier, c
     S.cma_ok = tune_cma != 2 && tune_cma != 4;
     S.cma_prefer = tune_cma == 1 || tune_cma == 3 || (tune_cma == 0 && oversubscribed);
     S.split_forced = tune_cma == 5;
+    watch_start();
     return 0;
 }
 
 void cr_shm_finalize(void)
 {
+    if (S.procs) /* from now on, this process's end is no death (watch_check) */
+        atomic_store_explicit(&S.procs[S.me].done, 1, memory_order_release);
+    watch_stop();
     /* The creator's memfd is how the others reach the segment: it stays open until every one
      * of them has mapped it (a quick job could otherwise finish before a peer got there). */
     struct timespec t0, t;
@@ -673,13 +770,17 @@ void cr_shm_sleep(bool (*ready)(void *), void *arg)
          * Threads of this process run meanwhile (MPI_THREAD_MULTIPLE): one that completes
          * something rings this bell through cr_shm_ring_self (it sees `sleeping`). */
         int held = cr_cs_suspend();
+        bool look = false; /* at the watched peers (watch_check), once back in the section */
         if (on_eventfd) {
             cr_wait_sleep(100);
+            look = S.watch_ep >= 0 && cr_wait_fired(S.watch_ep);
         } else {
             struct timespec ts = {0, 100 * 1000 * 1000};
-            futex(&me->bell, FUTEX_WAIT, bell, &ts);
+            look = futex(&me->bell, FUTEX_WAIT, bell, &ts) != 0 && errno == ETIMEDOUT && S.watch_ep >= 0;
         }
         cr_cs_resume(held);
+        if (look)
+            watch_check();
     }
     atomic_store_explicit(&me->sleeping, 0, memory_order_relaxed);
 }

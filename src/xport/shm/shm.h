@@ -16,6 +16,10 @@ void cr_shm_sleep(bool (*ready)(void *), void *arg);
 /* Rings this process's own doorbell if a thread of it sleeps there (MPI_THREAD_MULTIPLE: a
  * thread that completed something wakes the poller). */
 void cr_shm_ring_self(void);
+/* Under launchers that do not end a job whose rank died: ends the job, naming the rank, when a
+ * watched peer of this node ended before its MPI_Finalize (see shm.c). For waits that spin;
+ * sleeps look by themselves. */
+void cr_shm_watch(void);
 
 /* For the shared-memory collective component (src/coll/node.c), the one user of shared memory
  * outside the transport: a region of the segment shared by the node's processes, this
