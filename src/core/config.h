@@ -28,13 +28,14 @@ typedef struct cr_tunable {
     const char *choices; /* CR_TUNE_CHOICE: words separated by '|' */
     int64_t min, max;    /* accepted range for numbers */
     int64_t *var;
+    const char *file;    /* where it is declared: its layer is its MPI_T category (mpit.c) */
 } cr_tunable;
 
 #define CR_TUNABLE_EX(var_, NAME, type_, dflt_, choices_, min_, max_, help_)                       \
     static const cr_tunable cr_tunable_##var_ __attribute__((used, section("cr_tunables"),       \
                                                              aligned(8))) = {                      \
         .name = #NAME, .type = type_, .dflt = dflt_, .help = help_, .choices = choices_,          \
-        .min = min_, .max = max_, .var = &var_}
+        .min = min_, .max = max_, .var = &var_, .file = __FILE__}
 
 #define CR_TUNABLE(var_, NAME, type_, dflt_, help_)                                                \
     CR_TUNABLE_EX(var_, NAME, type_, dflt_, NULL, INT64_MIN, INT64_MAX, help_)

@@ -1,5 +1,6 @@
 /* mpit.c: the tool information interface (MPI_T): Courier's tunables (config.h) as control
- * variables, and its counters (pvar.h) as performance variables. Every control variable is
+ * variables, its counters (pvar.h) as performance variables, both in categories by layer, and
+ * the event calls (no event types are defined yet). Every control variable is
  * read-only: tunables are read from the environment at start-up.
  * MPI_T calls return their error codes and never invoke error handlers (as MPI requires). */
 #include "config.h"
@@ -11,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int t_refs; /* MPI_T_init_thread calls not yet matched by MPI_T_finalize */
 static char load_error[512];
@@ -447,10 +449,369 @@ int cr_mpi_t_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle han
     return err ? err : cr_mpi_t_pvar_reset(pe_session, handle);
 }
 
+/* ----------------------------------------------------------------- categories
+ *
+ * One category per layer of the library that declares variables (the folder under src/ of the
+ * file that declares each one: doc/design/layers.md), named after it, holding that layer's
+ * control and performance variables in index order; no subcategories. The set is fixed when
+ * the library is built, so MPI_T_category_changed always answers 0. */
+typedef struct category {
+    char name[16];
+    const char *desc;
+    int ncvars, npvars;
+    int *cvars, *pvars; /* indices, ascending */
+} category;
+
+static category *cats;
+static int ncats = -1; /* -1: not built yet */
+
+static const struct {
+    const char *layer, *desc;
+} layer_desc[] = {
+    {"core", "the process's place in the job, errors, tunables and debugging"},
+    {"pmi", "how the process reaches its launcher (PMI-1, PMI-2, PMIx)"},
+    {"xport", "the transports: shared memory within a node, TCP between nodes, and waiting"},
+    {"req", "requests and the progress engine: how waiting processes spin, yield and sleep"},
+    {"dt", "derived datatypes"},
+    {"comm", "communicators, groups and topologies"},
+    {"pt2pt", "point-to-point protocols: eager limits, the unexpected-message budget"},
+    {"coll", "collective operations: the algorithm each collective chooses, and its thresholds"},
+    {"rma", "one-sided communication"},
+    {"runtime", "start-up and shut-down"},
+    {"binding", "the entry points"},
+};
+
+/* The layer of a variable declared in `file`: the folder after the last "src/" ("other" when
+ * there is none). */
+static void layer_of(const char *file, char *out, size_t cap)
+{
+    const char *at = NULL;
+    for (const char *p = file; p && (p = strstr(p, "src/")); p += 4)
+        if (p == file || p[-1] == '/')
+            at = p + 4;
+    size_t n = 0;
+    if (at)
+        while (at[n] && at[n] != '/' && n + 1 < cap)
+            n++;
+    if (!at || !at[n])
+        cr_strlcpy(out, "other", cap);
+    else
+        memcpy(out, at, n), out[n] = 0;
+}
+
+static int category_of(const char *file)
+{
+    char layer[16];
+    layer_of(file, layer, sizeof layer);
+    for (int c = 0; c < ncats; c++)
+        if (!strcmp(cats[c].name, layer))
+            return c;
+    category *k = &cats[ncats];
+    cr_strlcpy(k->name, layer, sizeof k->name);
+    k->desc = "variables of the library's other parts";
+    for (size_t i = 0; i < sizeof layer_desc / sizeof layer_desc[0]; i++)
+        if (!strcmp(layer_desc[i].layer, layer))
+            k->desc = layer_desc[i].desc;
+    return ncats++;
+}
+
+/* Builds the categories once; MPI_T_ERR_MEMORY when out of memory (tried again next call). */
+static int categories(void)
+{
+    if (ncats >= 0)
+        return MPI_SUCCESS;
+    int nc, np;
+    const cr_tunable *ct = cr_config_table(&nc);
+    const cr_pvar *pt = cr_pvar_table(&np);
+    int *of_c = malloc((size_t)(nc + 1) * sizeof(int)), *of_p = malloc((size_t)(np + 1) * sizeof(int));
+    int *idx = malloc((size_t)(nc + np + 1) * sizeof(int));
+    cats = calloc((size_t)(nc + np + 1), sizeof *cats);
+    if (!of_c || !of_p || !idx || !cats) {
+        free(of_c), free(of_p), free(idx), free(cats);
+        cats = NULL;
+        return MPI_T_ERR_MEMORY;
+    }
+    ncats = 0;
+    for (int i = 0; i < nc; i++)
+        cats[of_c[i] = category_of(ct[i].file)].ncvars++;
+    for (int i = 0; i < np; i++)
+        cats[of_p[i] = category_of(pt[i].file)].npvars++;
+    /* one array for all the lists: each category's cvars, then its pvars */
+    int at = 0;
+    for (int c = 0; c < ncats; c++) {
+        cats[c].cvars = idx + at;
+        at += cats[c].ncvars;
+        cats[c].pvars = idx + at;
+        at += cats[c].npvars;
+        cats[c].ncvars = cats[c].npvars = 0;
+    }
+    for (int i = 0; i < nc; i++)
+        cats[of_c[i]].cvars[cats[of_c[i]].ncvars++] = i;
+    for (int i = 0; i < np; i++)
+        cats[of_p[i]].pvars[cats[of_p[i]].npvars++] = i;
+    free(of_c), free(of_p);
+    return MPI_SUCCESS;
+}
+
+static const category *category_at(int index, int *err)
+{
+    if (t_refs == 0)
+        return *err = MPI_T_ERR_NOT_INITIALIZED, NULL;
+    if ((*err = categories()))
+        return NULL;
+    if (index < 0 || index >= ncats)
+        return *err = MPI_T_ERR_INVALID_INDEX, NULL;
+    return &cats[index];
+}
+
 int cr_mpi_t_category_get_num(int *num_cat)
 {
     if (t_refs == 0)
         return MPI_T_ERR_NOT_INITIALIZED;
-    *num_cat = 0;
+    if (!num_cat)
+        return MPI_T_ERR_INVALID;
+    int err = categories();
+    if (!err)
+        *num_cat = ncats;
+    return err;
+}
+
+int cr_mpi_t_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
+                               int *num_pvars, int *num_categories)
+{
+    int err;
+    const category *k = category_at(cat_index, &err);
+    if (!k)
+        return err;
+    put_string(k->name, name, name_len);
+    put_string(k->desc, desc, desc_len);
+    if (num_cvars)
+        *num_cvars = k->ncvars;
+    if (num_pvars)
+        *num_pvars = k->npvars;
+    if (num_categories)
+        *num_categories = 0;
     return MPI_SUCCESS;
+}
+
+int cr_mpi_t_category_get_num_events(int cat_index, int *num_events)
+{
+    int err;
+    const category *k = category_at(cat_index, &err);
+    if (!k)
+        return err;
+    if (!num_events)
+        return MPI_T_ERR_INVALID;
+    *num_events = 0; /* Courier has no MPI_T events */
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_category_get_index(const char *name, int *cat_index)
+{
+    if (t_refs == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    if (!name || !cat_index)
+        return MPI_T_ERR_INVALID;
+    int err = categories();
+    if (err)
+        return err;
+    for (int c = 0; c < ncats; c++)
+        if (!strcmp(cats[c].name, name))
+            return *cat_index = c, MPI_SUCCESS;
+    return MPI_T_ERR_INVALID_NAME;
+}
+
+/* The first `len` of a category's `n` indices. */
+static int put_indices(const category *k, const int *list, int n, int len, int indices[], int err)
+{
+    if (!k)
+        return err;
+    if (len < 0 || (len > 0 && !indices))
+        return MPI_T_ERR_INVALID;
+    for (int i = 0; i < n && i < len; i++)
+        indices[i] = list[i];
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_category_get_cvars(int cat_index, int len, int indices[])
+{
+    int err;
+    const category *k = category_at(cat_index, &err);
+    return put_indices(k, k ? k->cvars : NULL, k ? k->ncvars : 0, len, indices, err);
+}
+
+int cr_mpi_t_category_get_pvars(int cat_index, int len, int indices[])
+{
+    int err;
+    const category *k = category_at(cat_index, &err);
+    return put_indices(k, k ? k->pvars : NULL, k ? k->npvars : 0, len, indices, err);
+}
+
+int cr_mpi_t_category_get_categories(int cat_index, int len, int indices[])
+{
+    int err;
+    const category *k = category_at(cat_index, &err);
+    return put_indices(k, NULL, 0, len, indices, err);
+}
+
+int cr_mpi_t_category_get_events(int cat_index, int len, int indices[])
+{
+    int err;
+    const category *k = category_at(cat_index, &err);
+    return put_indices(k, NULL, 0, len, indices, err);
+}
+
+int cr_mpi_t_category_changed(int *update_number)
+{
+    if (t_refs == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    if (!update_number)
+        return MPI_T_ERR_INVALID;
+    *update_number = 0; /* the categories never change */
+    return MPI_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- events
+ *
+ * Courier defines no event types yet (and so no event sources): the number of each is 0, no
+ * name or index names one, and no registration or instance can exist, so every call that takes
+ * one answers MPI_T_ERR_INVALID_HANDLE. */
+static int no_events(void)
+{
+    return t_refs == 0 ? MPI_T_ERR_NOT_INITIALIZED : MPI_T_ERR_INVALID_INDEX;
+}
+
+int cr_mpi_t_event_get_num(int *num_events)
+{
+    if (t_refs == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    if (!num_events)
+        return MPI_T_ERR_INVALID;
+    *num_events = 0;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_event_get_index(const char *name, int *event_index)
+{
+    if (t_refs == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    return !name || !event_index ? MPI_T_ERR_INVALID : MPI_T_ERR_INVALID_NAME;
+}
+
+int cr_mpi_t_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                            MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
+                            MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
+{
+    (void)event_index, (void)name, (void)name_len, (void)verbosity, (void)array_of_datatypes;
+    (void)array_of_displacements, (void)num_elements, (void)enumtype, (void)info, (void)desc, (void)desc_len;
+    (void)bind;
+    return no_events();
+}
+
+int cr_mpi_t_event_handle_alloc(int event_index, void *obj_handle, cr_info *info,
+                                MPI_T_event_registration *event_registration)
+{
+    (void)event_index, (void)obj_handle, (void)info, (void)event_registration;
+    return no_events();
+}
+
+int cr_mpi_t_source_get_num(int *num_sources)
+{
+    if (t_refs == 0)
+        return MPI_T_ERR_NOT_INITIALIZED;
+    if (!num_sources)
+        return MPI_T_ERR_INVALID;
+    *num_sources = 0;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_t_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                             MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                             MPI_Info *info)
+{
+    (void)source_index, (void)name, (void)name_len, (void)desc, (void)desc_len, (void)ordering;
+    (void)ticks_per_second, (void)max_ticks, (void)info;
+    return no_events();
+}
+
+int cr_mpi_t_source_get_timestamp(int source_index, MPI_Count *timestamp)
+{
+    (void)source_index, (void)timestamp;
+    return no_events();
+}
+
+static int no_handle(void)
+{
+    return t_refs == 0 ? MPI_T_ERR_NOT_INITIALIZED : MPI_T_ERR_INVALID_HANDLE;
+}
+
+int cr_mpi_t_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                               MPI_T_event_free_cb_function free_cb_function)
+{
+    (void)event_registration, (void)user_data, (void)free_cb_function;
+    return no_handle();
+}
+
+int cr_mpi_t_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
+{
+    (void)event_registration, (void)info_used;
+    return no_handle();
+}
+
+int cr_mpi_t_event_handle_set_info(MPI_T_event_registration event_registration, cr_info *info)
+{
+    (void)event_registration, (void)info;
+    return no_handle();
+}
+
+int cr_mpi_t_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                     cr_info *info, void *user_data, MPI_T_event_cb_function event_cb_function)
+{
+    (void)event_registration, (void)cb_safety, (void)info, (void)user_data, (void)event_cb_function;
+    return no_handle();
+}
+
+int cr_mpi_t_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                     MPI_Info *info_used)
+{
+    (void)event_registration, (void)cb_safety, (void)info_used;
+    return no_handle();
+}
+
+int cr_mpi_t_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                     cr_info *info)
+{
+    (void)event_registration, (void)cb_safety, (void)info;
+    return no_handle();
+}
+
+int cr_mpi_t_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                       MPI_T_event_dropped_cb_function dropped_cb_function)
+{
+    (void)event_registration, (void)dropped_cb_function;
+    return no_handle();
+}
+
+int cr_mpi_t_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
+{
+    (void)event_instance, (void)element_index, (void)buffer;
+    return no_handle();
+}
+
+int cr_mpi_t_event_copy(MPI_T_event_instance event_instance, void *buffer)
+{
+    (void)event_instance, (void)buffer;
+    return no_handle();
+}
+
+int cr_mpi_t_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
+{
+    (void)event_instance, (void)event_timestamp;
+    return no_handle();
+}
+
+int cr_mpi_t_event_get_source(MPI_T_event_instance event_instance, int *source_index)
+{
+    (void)event_instance, (void)source_index;
+    return no_handle();
 }

@@ -20,11 +20,12 @@ typedef struct cr_pvar {
     const char *name;
     const char *help;
     uint64_t *value;
+    const char *file; /* where it is declared: its layer is its MPI_T category (mpit.c) */
 } cr_pvar;
 
 #define CR_PVAR_COUNTER(var_, name_, help_)                                                        \
     static const cr_pvar cr_pvar_##var_ __attribute__((used, section("cr_pvars"), aligned(8))) = { \
-        .name = name_, .help = help_, .value = &var_}
+        .name = name_, .help = help_, .value = &var_, .file = __FILE__}
 
 /* The counter and its declaration at once (file scope). */
 #define CR_PVAR_DEFINE(var_, name_, help_)                                                         \
