@@ -347,6 +347,9 @@ static void watch_check(void)
             S.nwatch--;
             continue;
         }
+        /* A launcher that acts on deaths and aborts (Hydra, srun on MPI_Abort) ends the job
+         * with the real cause, the abort's own code among it, if given a moment first. */
+        usleep(500 * 1000);
         char why[200];
         snprintf(why, sizeof why, "world rank %d (pid %d, on this node) ended without MPI_Finalize",
                  S.procs[p].world_rank, S.procs[p].pid);
