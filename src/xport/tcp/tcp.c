@@ -565,6 +565,13 @@ static cr_xsend_result tcp_send_lent(int peer, cr_xclass cls, const cr_xenv *env
      * every round of a sender's progress loop). */
     if (c->connecting || c->lent.on || c->head < c->tail)
         return c->failed ? CR_XSEND_DONE : CR_XSEND_FULL;
+    /* A connection to the same peer that was switched away from (on_hello_switch) may still
+     * write an earlier lent frame of this stream: only its last frame tells the sender, so the
+     * next frame waits until that one has left (else the send could complete, and its buffer be
+     * reused, while the retired connection still reads from it). */
+    for (int k = 0; k < T.nconn; k++)
+        if (T.conns[k] != c && T.conns[k]->peer == peer && T.conns[k]->lent.on)
+            return CR_XSEND_FULL;
     if (T.fincap < T.nfin + T.nlent + 1) {
         int cap = 2 * T.fincap + 8;
         struct lent_fin *f = realloc(T.fins, (size_t)cap * sizeof *f);
