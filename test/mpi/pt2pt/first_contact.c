@@ -97,6 +97,10 @@ int main(int argc, char **argv)
             free(one);
             free(next);
         }
+        /* A process whose sends of this round all completed (eager ones complete unmatched)
+         * would otherwise start the next round while others still probe for this one's
+         * messages with MPI_ANY_SOURCE and MPI_ANY_TAG, which may then match the next round's. */
+        MPI_Barrier(MPI_COMM_WORLD);
     }
     free(out);
     free(in);
