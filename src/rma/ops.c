@@ -29,6 +29,7 @@ static bool op_valid(cr_win *w, int target, int *err)
     if ((*err = cr_win_check_epoch(w, target)))
         return false;
     cr_win_epoch_use(w, target);
+    cr_win_am_serve(w);
     return true;
 }
 
@@ -102,6 +103,9 @@ static int transfer(void *obuf, MPI_Count ocount, cr_dtype *odt, int target, MPI
     if ((err = check_count(ocount, "origin_count")) || (err = check_count(tcount, "target_count")) ||
         (err = same_size(ocount, odt, tcount, tdt, "origin")) || (err = locate(w, target, disp, tcount, tdt, &at)))
         return err;
+    if (w->am[target])
+        return write ? cr_win_am_put(w, target, at, obuf, ocount, odt, tcount, tdt)
+                     : cr_win_am_get(w, target, at, obuf, ocount, odt, tcount, tdt);
     if (w->direct[target]) {
         uint64_t n = (uint64_t)tcount * tdt->size;
         if (n == 0)
@@ -413,6 +417,9 @@ static int accumulate(const void *obuf, MPI_Count ocount, cr_dtype *odt, void *r
         return err;
     if (kind == 'u' && (err = cr_op_check(op, leaf)))
         return err;
+    if (w->am[target])
+        return cr_win_am_accumulate(w, target, at, kind == 'n' ? NULL : obuf, ocount, kind == 'n' ? NULL : odt, rbuf,
+                                    rcount, rdt, tcount, tdt, op, NULL);
     void *p = atomic_element(w, target, at, tcount, tdt);
     if (!p)
         return accumulate_pieces(obuf, ocount, odt, rbuf, rcount, rdt, target, at, tcount, tdt, op, kind, w);
@@ -469,6 +476,7 @@ int cr_mpi_fetch_and_op(const void *origin_addr, void *result_addr, cr_dtype *da
         (datatype->flags & CR_DT_PREDEFINED) && (n == 1 || n == 2 || n == 4 || n == 8) &&
         datatype->extent == (MPI_Aint)n && op->index >= 0 && cr_win_epoch_open(win, target_rank)) {
         cr_win_epoch_use(win, target_rank);
+        cr_win_am_serve(win);
         int err = cr_win_target(win, target_rank, target_disp, 0, (MPI_Aint)n, &p);
         char kind = op == cr_op_get(MPI_NO_OP) ? 'n' : op == cr_op_get(MPI_REPLACE) ? 'r' : 'u';
         if (!err && kind == 'u')
@@ -524,6 +532,9 @@ int cr_mpi_compare_and_swap(const void *origin_addr, const void *compare_addr, v
     char theirs[64];
     if (n > sizeof theirs)
         return cr_err(MPI_ERR_TYPE, "datatype of %zu bytes is too large for MPI_Compare_and_swap", n);
+    if (win->am[target_rank])
+        return cr_win_am_accumulate(win, target_rank, at, origin_addr, 1, datatype, result_addr, 1, datatype, 1,
+                                    datatype, NULL, compare_addr);
     void *p = atomic_element(win, target_rank, at, 1, datatype);
     if (p) {
         acc_enter_atomic(win, target_rank);
@@ -545,6 +556,39 @@ int cr_mpi_compare_and_swap(const void *origin_addr, const void *compare_addr, v
             err = target_io(win, target_rank, at, 1, datatype, 0, (void *)origin_addr, n, true);
     }
     acc_leave_exclusive(win, target_rank);
+    return err;
+}
+
+int cr_win_apply_accumulate(cr_win *w, const cr_win_run *runs, uint64_t nruns, uint64_t n, const void *in,
+                            void *old, cr_op *op, cr_dtype *leaf, const void *compare)
+{
+    /* 'n' MPI_NO_OP, 'r' MPI_REPLACE (and compare-and-swap), 'u' an update by the operation */
+    char kind = !in ? 'n' : compare || op == cr_op_get(MPI_REPLACE) ? 'r' : 'u';
+    char *was = old ? old : kind == 'u' || compare ? malloc(n) : NULL;
+    char *now = kind == 'u' ? malloc(n) : NULL;
+    if ((!old && (kind == 'u' || compare) && !was) || (kind == 'u' && !now)) {
+        if (!old)
+            free(was);
+        free(now);
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for %llu bytes of an accumulate", (unsigned long long)n);
+    }
+    int err = MPI_SUCCESS;
+    acc_enter_exclusive(w, w->rank);
+    char *p = was;
+    for (uint64_t i = 0; was && i < nruns; p += runs[i].len, i++)
+        memcpy(p, cr_win_run_at(w, runs[i].off), runs[i].len);
+    const char *put = kind == 'r' && (!compare || !memcmp(was, compare, n)) ? in : NULL;
+    if (kind == 'u') {
+        memcpy(now, was, n);
+        err = combine(op, in, now, n, leaf);
+        put = err ? NULL : now;
+    }
+    for (uint64_t i = 0; put && i < nruns; put += runs[i].len, i++)
+        memcpy(cr_win_run_at(w, runs[i].off), put, runs[i].len);
+    acc_leave_exclusive(w, w->rank);
+    if (!old)
+        free(was);
+    free(now);
     return err;
 }
 

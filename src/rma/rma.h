@@ -15,14 +15,18 @@
  *   - `comm` is a duplicate of the creating communicator, held by the window: its collectives
  *     (fence, free) never meet the user's;
  *   - base_of[r] is where process r's memory is in this process's address space when
- *     direct[r], else its address in r's (reached by single copy);
+ *     direct[r]; NULL when am[r] (reached by message, am.c); else its address in r's (reached
+ *     by single copy);
+ *   - each node has its own segment, with the memory of that node's processes only;
  *   - dynamic windows have base 0 everywhere: a displacement is an address (MPI_Get_address). */
 #ifndef CR_RMA_H
 #define CR_RMA_H
 
 #include "comm/comm.h"
+#include "coll/op.h"
 #include "core/attr.h"
 #include "dt/dtype.h"
+#include "req/request.h"
 
 #include <stdatomic.h>
 
@@ -65,6 +69,12 @@ typedef struct cr_win {
     MPI_Aint *bytes_of;
     int *unit_of;
     bool *direct;
+    bool *am;       /* per process: reached by message (am.c), not memory: on another node, or user memory
+                       without cross-memory attach; base_of[r] is then NULL */
+    bool *am_dirty; /* per process: operations sent by message since its last flush (am.c) */
+    bool am_serving; /* some process reaches this one's memory by message: its progress serves them */
+    bool spans_nodes; /* processes on several nodes: the fence is the communicator's barrier */
+    struct cr_win_am *am_in; /* the target side of messages (am.c), while am_serving */
     void *seg; /* the mapped node segment: control block, then allocated memory */
     size_t seg_bytes;
     cr_win_fence *fence; /* at the start of the segment */
@@ -109,5 +119,71 @@ static inline void cr_win_epoch_use(cr_win *w, int target)
 }
 /* Waits, making progress, until ready(arg). */
 void cr_win_wait(bool (*ready)(void *), void *arg);
+
+/* ----------------------------------------------------------------- operations by message (am.c)
+ *
+ * A target whose memory this process cannot reach (another node; user memory without
+ * cross-memory attach) is sent each operation as a message on the window's communicator; the
+ * target's progress applies it to its own memory, so everything that is atomic on the target's
+ * node (its accumulate words, its lock word) stays so. Requests from one origin are applied in
+ * the order they were sent; so a flush, an unlock or a complete, answered (or counted) after the
+ * operations before it, finds them applied. Puts and accumulates complete at the origin when
+ * their message is sent (its data copied or delivered); gets and fetching operations wait for the
+ * answer. */
+
+/* Where process r's displacement `off` (bytes) is, for a target reached by message: an address
+ * no memory of this process has (offsets from the target's base travel, not addresses). */
+#define CR_WIN_AM_BIAS ((uintptr_t)1 << 46)
+
+/* A run of target memory: an offset from the target's base (an address, in dynamic windows). */
+typedef struct cr_win_run {
+    uint64_t off, len;
+} cr_win_run;
+
+/* Every one-sided call on a window some process reaches by message serves those messages: a
+ * process that spins on its own memory (a mutex by compare-and-swap on itself) lets the others
+ * in (one round of progress). */
+static inline void cr_win_am_serve(const cr_win *w)
+{
+    if (w->am_serving)
+        cr_progress();
+}
+int cr_win_am_open(cr_win *w);  /* collective: after the window's parts are known */
+void cr_win_am_close(cr_win *w); /* after the barrier of MPI_Win_free */
+int cr_win_am_put(cr_win *w, int target, char *at, const void *obuf, MPI_Count ocount, cr_dtype *odt,
+                  MPI_Count tcount, cr_dtype *tdt);
+int cr_win_am_get(cr_win *w, int target, char *at, void *obuf, MPI_Count ocount, cr_dtype *odt, MPI_Count tcount,
+                  cr_dtype *tdt);
+/* The accumulate family: origin data (NULL for MPI_NO_OP), result (rdt NULL: no fetch),
+ * compare (compare-and-swap: one element, op unused). */
+int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_Count ocount, cr_dtype *odt,
+                         void *rbuf, MPI_Count rcount, cr_dtype *rdt, MPI_Count tcount, cr_dtype *tdt, cr_op *op,
+                         const void *compare);
+/* Passive target: a lock taken at the target by its progress (`try`: answered at once, *granted
+ * false when it is not free), released after the operations before it. */
+int cr_win_am_lock(cr_win *w, int target, int type, bool try, bool *granted);
+int cr_win_am_unlock(cr_win *w, int target, int type);
+/* Every operation sent to `target` (all: every target reached by message) is applied. */
+int cr_win_am_flush(cr_win *w, int target);
+int cr_win_am_flush_all(cr_win *w);
+/* General active target: counts a post at `origin`, or a complete at `target`, by message. */
+int cr_win_am_post(cr_win *w, int origin);
+int cr_win_am_complete(cr_win *w, int target);
+
+/* sync.c: one try at process `rank`'s lock word (`type`: MPI_LOCK_*), and its release. */
+bool cr_win_lock_try(cr_win *w, int rank, int type);
+void cr_win_lock_release(cr_win *w, int rank, int type);
+
+/* ops.c: what the target's progress does with an accumulate, get_accumulate or
+ * compare-and-swap sent by message: on this process's own memory at `runs` (packed order; n
+ * bytes in all), under its exclusive accumulate word. `in`: the origin data (NULL for
+ * MPI_NO_OP); `old`: gets the data as it was (NULL: no fetch); `compare`: compare-and-swap. */
+int cr_win_apply_accumulate(cr_win *w, const cr_win_run *runs, uint64_t nruns, uint64_t n, const void *in,
+                            void *old, cr_op *op, cr_dtype *leaf, const void *compare);
+/* This process's address of a run's offset. */
+static inline char *cr_win_run_at(const cr_win *w, uint64_t off)
+{
+    return (char *)(uintptr_t)((uintptr_t)w->base + off);
+}
 
 #endif

@@ -82,10 +82,19 @@ int cr_mpi_win_fence(int assert, cr_win *win)
     if (err)
         return err;
     memory_fence();
-    /* Everyone's operations of the epoch are done (they completed in their calls) before anyone
-     * goes on: a barrier, unless the epoch had none and no next one starts. */
-    if (!((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED)))
-        fence_barrier(win);
+    /* Everyone's operations of the epoch are done (they completed in their calls, or were
+     * applied by the targets reached by message: flushed) before anyone goes on: a barrier,
+     * unless the epoch had none and no next one starts. */
+    if (!(assert & MPI_MODE_NOPRECEDE) && (err = cr_win_am_flush_all(win)))
+        return err;
+    if (!((assert & MPI_MODE_NOPRECEDE) && (assert & MPI_MODE_NOSUCCEED))) {
+        if (win->spans_nodes)
+            err = cr_mpi_barrier(win->comm);
+        else
+            fence_barrier(win);
+        if (err)
+            return err;
+    }
     memory_fence();
     win->fence_open = !(assert & MPI_MODE_NOSUCCEED);
     win->fence_used = false;
@@ -115,8 +124,34 @@ static bool try_shared(_Atomic uint32_t *lock)
     return false;
 }
 
-static void lock_one(cr_win *w, int rank, int type)
+bool cr_win_lock_try(cr_win *w, int rank, int type)
 {
+    _Atomic uint32_t *lock = &w->ctl[rank].lock;
+    if (type == MPI_LOCK_SHARED)
+        return try_shared(lock);
+    uint32_t v = 0;
+    return atomic_compare_exchange_strong_explicit(lock, &v, CR_WIN_WRITER, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+
+void cr_win_lock_release(cr_win *w, int rank, int type)
+{
+    if (type == MPI_LOCK_EXCLUSIVE)
+        atomic_store_explicit(&w->ctl[rank].lock, 0, memory_order_release);
+    else
+        atomic_fetch_sub_explicit(&w->ctl[rank].lock, 1, memory_order_release);
+    cr_xport_wake_node(); /* a process waiting for the lock may sleep */
+}
+
+static int lock_one(cr_win *w, int rank, int type)
+{
+    if (w->am[rank]) { /* the target takes it for us, in its progress */
+        bool granted;
+        int err = cr_win_am_lock(w, rank, type, false, &granted);
+        if (!err)
+            w->held[rank] = type;
+        return err;
+    }
     _Atomic uint32_t *lock = &w->ctl[rank].lock;
     for (;;) {
         uint32_t v = atomic_load_explicit(lock, memory_order_relaxed);
@@ -134,17 +169,20 @@ static void lock_one(cr_win *w, int rank, int type)
         }
     }
     w->held[rank] = type;
+    return MPI_SUCCESS;
 }
 
-static void unlock_one(cr_win *w, int rank)
+/* Ends the epoch towards `rank`: a target reached by message has applied its operations
+ * first (unlocking there answers after them; without a lock, a flush does). */
+static int unlock_one(cr_win *w, int rank)
 {
-    if (w->held[rank] == MPI_LOCK_EXCLUSIVE)
-        atomic_store_explicit(&w->ctl[rank].lock, 0, memory_order_release);
-    else if (w->held[rank] == MPI_LOCK_SHARED)
-        atomic_fetch_sub_explicit(&w->ctl[rank].lock, 1, memory_order_release);
-    if (w->held[rank] > 0)
-        cr_xport_wake_node(); /* a process waiting for the lock may sleep */
+    int held = w->held[rank], err = MPI_SUCCESS;
     w->held[rank] = 0;
+    if (w->am[rank])
+        err = held > 0 ? cr_win_am_unlock(w, rank, held) : cr_win_am_flush(w, rank);
+    else if (held > 0)
+        cr_win_lock_release(w, rank, held);
+    return err;
 }
 
 /* MPI_MODE_NOCHECK: the caller promises no conflicting lock, so none is taken; -1 marks it. */
@@ -180,8 +218,8 @@ int cr_mpi_win_lock(int lock_type, int rank, int assert, cr_win *win)
         return err;
     if (assert & MPI_MODE_NOCHECK)
         win->held[rank] = HELD_UNCHECKED;
-    else
-        lock_one(win, rank, lock_type);
+    else if ((err = lock_one(win, rank, lock_type)))
+        return err;
     memory_fence();
     return MPI_SUCCESS;
 }
@@ -196,8 +234,7 @@ int cr_mpi_win_unlock(int rank, cr_win *win)
     if (!win->held[rank])
         return cr_err(MPI_ERR_RMA_SYNC, "this process holds no lock on process %d of the window", rank);
     memory_fence();
-    unlock_one(win, rank);
-    return MPI_SUCCESS;
+    return unlock_one(win, rank);
 }
 
 int cr_mpi_win_lock_all(int assert, cr_win *win)
@@ -219,16 +256,35 @@ int cr_mpi_win_lock_all(int assert, cr_win *win)
         return MPI_SUCCESS;
     }
     /* All the shared locks, or none: holding some while waiting for the next could close a
-     * cycle with a process that holds an exclusive lock and waits for one of ours. */
+     * cycle with a process that holds an exclusive lock and waits for one of ours. A target
+     * reached by message answers a try at once; one that refused is then waited for holding
+     * nothing else, and kept when it grants. */
     for (;;) {
         int r = 0;
-        while (r < win->size && try_shared(&win->ctl[r].lock))
-            win->held[r++] = MPI_LOCK_SHARED;
+        for (; r < win->size; r++) {
+            bool granted = true;
+            if (win->held[r])
+                continue;
+            if (win->am[r] ? (err = cr_win_am_lock(win, r, MPI_LOCK_SHARED, true, &granted)) != 0
+                           : !(granted = try_shared(&win->ctl[r].lock)))
+                granted = false;
+            if (err)
+                return err;
+            if (!granted)
+                break;
+            win->held[r] = MPI_LOCK_SHARED;
+        }
         if (r == win->size)
             break;
-        for (int k = 0; k < r; k++)
-            unlock_one(win, k);
-        cr_win_wait(shared_free, &win->ctl[r].lock);
+        for (int k = 0; k < win->size; k++)
+            if (win->held[k] && (err = unlock_one(win, k)))
+                return err;
+        if (win->am[r]) {
+            if ((err = lock_one(win, r, MPI_LOCK_SHARED)))
+                return err;
+        } else {
+            cr_win_wait(shared_free, &win->ctl[r].lock);
+        }
     }
     memory_fence();
     return MPI_SUCCESS;
@@ -240,9 +296,12 @@ int cr_mpi_win_unlock_all(cr_win *win)
         if (!win->held[r])
             return cr_err(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all without MPI_Win_lock_all (no lock on process %d)", r);
     memory_fence();
-    for (int r = 0; r < win->size; r++)
-        unlock_one(win, r);
-    return MPI_SUCCESS;
+    int err = MPI_SUCCESS;
+    for (int r = 0; r < win->size; r++) {
+        int e = unlock_one(win, r);
+        err = err ? err : e;
+    }
+    return err;
 }
 
 /* Operations are complete when their calls return: flushes only order memory. What follows a
@@ -254,24 +313,25 @@ static void release_fence(void)
     atomic_thread_fence(memory_order_release);
 }
 
-/* Flushes belong to passive-target epochs (MPI-4.1 section 12.5.4): towards `rank`, or any. */
-int cr_mpi_win_flush(int rank, cr_win *win)
+/* Flushes belong to passive-target epochs (MPI-4.1 section 12.5.4): towards `rank`, or any.
+ * `remote`: the operations must be complete at the target too (a flush, not a flush_local):
+ * targets reached by message answer after them (local completion is already there, operations
+ * having completed at the origin in their calls). */
+static int flush(cr_win *win, int rank, bool remote)
 {
     int err = rank == MPI_PROC_NULL ? MPI_SUCCESS : check_rank(win, rank);
     if (!err && rank != MPI_PROC_NULL && !win->held[rank])
         err = cr_err(MPI_ERR_RMA_SYNC, "no passive-target epoch towards process %d is open: flushes need "
                                        "MPI_Win_lock or MPI_Win_lock_all", rank);
+    cr_win_am_serve(win);
     if (!err)
         release_fence();
+    if (!err && remote && rank != MPI_PROC_NULL && win->am[rank])
+        err = cr_win_am_flush(win, rank);
     return err;
 }
 
-int cr_mpi_win_flush_local(int rank, cr_win *win)
-{
-    return cr_mpi_win_flush(rank, win);
-}
-
-int cr_mpi_win_flush_all(cr_win *win)
+static int flush_all(cr_win *win, bool remote)
 {
     int r = 0;
     while (r < win->size && !win->held[r])
@@ -279,18 +339,34 @@ int cr_mpi_win_flush_all(cr_win *win)
     if (r == win->size)
         return cr_err(MPI_ERR_RMA_SYNC, "no passive-target epoch is open: flushes need MPI_Win_lock or "
                                         "MPI_Win_lock_all");
+    cr_win_am_serve(win);
     release_fence();
-    return MPI_SUCCESS;
+    return remote ? cr_win_am_flush_all(win) : MPI_SUCCESS;
+}
+
+int cr_mpi_win_flush(int rank, cr_win *win)
+{
+    return flush(win, rank, true);
+}
+
+int cr_mpi_win_flush_local(int rank, cr_win *win)
+{
+    return flush(win, rank, false);
+}
+
+int cr_mpi_win_flush_all(cr_win *win)
+{
+    return flush_all(win, true);
 }
 
 int cr_mpi_win_flush_local_all(cr_win *win)
 {
-    return cr_mpi_win_flush_all(win);
+    return flush_all(win, false);
 }
 
 int cr_mpi_win_sync(cr_win *win)
 {
-    (void)win;
+    cr_win_am_serve(win);
     memory_fence();
     return MPI_SUCCESS;
 }
@@ -323,9 +399,15 @@ int cr_mpi_win_post(cr_group *group, int assert, cr_win *win)
     memory_fence();
     /* Each origin of the group learns this process's memory is ready for its access epoch. */
     size_t p = (size_t)win->size;
-    for (int i = 0; i < group->size; i++)
-        atomic_fetch_add_explicit(&win->posted[(size_t)win->post_group[i] * p + (size_t)win->rank], 1,
-                                  memory_order_release);
+    for (int i = 0; i < group->size; i++) {
+        int o = win->post_group[i];
+        if (win->am[o]) {
+            if ((err = cr_win_am_post(win, o)))
+                return err;
+        } else {
+            atomic_fetch_add_explicit(&win->posted[(size_t)o * p + (size_t)win->rank], 1, memory_order_release);
+        }
+    }
     cr_xport_wake_node();
     return MPI_SUCCESS;
 }
@@ -380,11 +462,17 @@ int cr_mpi_win_complete(cr_win *win)
     win->start_open = false;
     memory_fence();
     size_t p = (size_t)win->size, me = (size_t)win->rank;
-    for (int i = 0; i < win->nstart; i++)
-        atomic_fetch_add_explicit(&win->completed[(size_t)win->start_group[i] * p + me], 1, memory_order_release);
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < win->nstart && !err; i++) {
+        int t = win->start_group[i];
+        if (win->am[t]) /* counted there after the operations before it */
+            err = cr_win_am_complete(win, t);
+        else
+            atomic_fetch_add_explicit(&win->completed[(size_t)t * p + me], 1, memory_order_release);
+    }
     cr_xport_wake_node();
     win->nstart = 0;
-    return MPI_SUCCESS;
+    return err;
 }
 
 /* Whether origin o of the exposure epoch has completed towards this process. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 static void win_setup(void)
@@ -55,6 +56,8 @@ static void win_release(cr_win *w)
     free(w->bytes_of);
     free(w->unit_of);
     free(w->direct);
+    free(w->am);
+    free(w->am_dirty);
     free(w->held);
     free(w->start_group);
     free(w->post_group);
@@ -65,14 +68,25 @@ static void win_release(cr_win *w)
     cr_obj_free(w);
 }
 
-/* Maps the node segment of `bytes` bytes: created by rank 0, attached by the others. */
-static int segment_map(cr_win *w, size_t bytes)
+/* The first process of the window on this process's node: it makes the node's segment. */
+static int node_leader(const cr_win *w)
+{
+    int r = 0;
+    while (cr_rt.node_of[cr_comm_world_rank(w->comm, r)] != cr_rt.node_of[cr_rt.rank])
+        r++;
+    return r;
+}
+
+/* Maps the node segment of `bytes` bytes: created by the node's first process, attached by the
+ * others of the node. `*reached`, true when this process reaches some other by message, becomes
+ * true when any process does (then every one serves messages). */
+static int segment_map(cr_win *w, size_t bytes, bool *reached)
 {
     long pid_fd[2] = {0, -1};
-    int fd = -1;
+    int fd = -1, leader = node_leader(w);
     w->seg_bytes = bytes;
     int failed = 0, err;
-    if (w->rank == 0) {
+    if (w->rank == leader) {
         if (cr_seg_create("courier-win", bytes, &fd, &w->seg) == 0) {
             /* before anyone else maps it: the fence's count of completed fences starts where
              * the debug tunable says (near its wrap, in tests) */
@@ -81,25 +95,53 @@ static int segment_map(cr_win *w, size_t bytes)
             pid_fd[1] = fd;
         }
     }
-    cr_sched s;
-    cr_sched_init(&s, w->comm);
-    cr_coll_bcast_binomial(&s, pid_fd, 2, cr_dtype_get(MPI_LONG), 0);
-    if ((err = cr_sched_run(&s))) {
+    if (w->spans_nodes) { /* each node's leader: everyone takes the one of its node */
+        long *all = calloc((size_t)w->size * 2, sizeof *all);
+        if (!all)
+            err = cr_err(MPI_ERR_NO_MEM, "out of memory for a window of %d processes", w->size);
+        else {
+            all[2 * w->rank] = pid_fd[0];
+            all[2 * w->rank + 1] = pid_fd[1];
+            err = cr_coll_allgather_auto(all, 2, cr_dtype_get(MPI_LONG), w->comm);
+            pid_fd[0] = all[2 * leader];
+            pid_fd[1] = all[2 * leader + 1];
+            free(all);
+        }
+    } else {
+        cr_sched s;
+        cr_sched_init(&s, w->comm);
+        cr_coll_bcast_binomial(&s, pid_fd, 2, cr_dtype_get(MPI_LONG), leader);
+        err = cr_sched_run(&s);
+    }
+    if (err) {
         if (fd >= 0)
             close(fd);
         return err;
     }
     if (pid_fd[1] < 0)
         failed = 1;
-    else if (w->rank != 0 && cr_seg_attach((int)pid_fd[0], (int)pid_fd[1], bytes, &w->seg) != 0)
+    else if (w->rank != leader && cr_seg_attach((int)pid_fd[0], (int)pid_fd[1], bytes, &w->seg) != 0)
         failed = 1;
-    /* everyone has mapped it (or failed) before rank 0 lets its file go */
-    err = cr_coll_allreduce_auto(&failed, 1, cr_dtype_get(MPI_INT), cr_op_get(MPI_MAX), w->comm);
+    /* everyone has mapped it (or failed) before the leaders let their files go */
+    int flags = failed | (*reached ? 2 : 0);
+    err = cr_coll_allreduce_auto(&flags, 1, cr_dtype_get(MPI_INT), cr_op_get(MPI_BOR), w->comm);
     if (fd >= 0)
         close(fd);
-    if (!err && failed)
+    *reached = flags & 2;
+    if (!err && (flags & 1))
         err = cr_err(MPI_ERR_NO_MEM, "cannot share %zu bytes of memory among the window's processes", bytes);
     return err;
+}
+
+/* A byte each process shows its peers: reading it tells whether cross-memory attach works. */
+static const volatile char reach_probe = 1;
+
+/* Whether this process can reach user memory of `peer` (same node) by single copy. */
+static bool single_copy_reaches(int world_peer, MPI_Aint probe)
+{
+    char got = 0;
+    struct iovec local = {&got, 1}, remote = {(void *)(uintptr_t)probe, 1};
+    return cr_xport_read(world_peer, &local, 1, &remote, 1) == 0 && got == 1;
 }
 
 /* The parts of every window: a communicator of its own, the processes' sizes, units and
@@ -109,14 +151,17 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
 {
     if (comm->inter)
         return cr_err(MPI_ERR_COMM, "comm is an intercommunicator: windows are made over intracommunicators");
+    bool spans = false;
+    for (int r = 0; r < comm->size; r++)
+        spans |= cr_rt.node_of[cr_comm_world_rank(comm, r)] != cr_rt.node_of[cr_rt.rank];
     if (size < 0)
         return cr_err(MPI_ERR_SIZE, "invalid size=%lld: must not be negative", (long long)size);
     if (disp_unit <= 0 || disp_unit > INT32_MAX)
         return cr_err(MPI_ERR_DISP, "invalid disp_unit=%lld: must be positive", (long long)disp_unit);
-    for (int r = 0; r < comm->size; r++)
-        if (cr_rt.node_of[cr_comm_world_rank(comm, r)] != cr_rt.node_of[cr_rt.rank])
-            return cr_err(MPI_ERR_UNSUPPORTED_OPERATION, "windows across nodes are not supported yet: rank %d of comm "
-                                                         "is on another node", r);
+    if (spans && flavor == MPI_WIN_FLAVOR_SHARED)
+        return cr_err(MPI_ERR_COMM, "comm has processes on several nodes: MPI_Win_allocate_shared needs processes "
+                                    "that can share memory (split it with MPI_Comm_split_type and "
+                                    "MPI_COMM_TYPE_SHARED)");
     win_setup();
     cr_win *w = cr_obj_alloc(CR_KIND_WIN);
     if (!w)
@@ -124,6 +169,7 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     w->eo.errh = &cr_errh_fatal; /* the standard's default for windows */
     cr_obj_ref(w->eo.errh);
     w->flavor = flavor;
+    w->spans_nodes = spans;
     hints_read(&w->hints, info);
     MPI_Comm h;
     int err = cr_comm_dup_bare(comm, &h, &w->comm);
@@ -139,31 +185,44 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     w->bytes_of = calloc((size_t)p, sizeof *w->bytes_of);
     w->unit_of = calloc((size_t)p, sizeof *w->unit_of);
     w->direct = calloc((size_t)p, sizeof *w->direct);
+    w->am = calloc((size_t)p, sizeof *w->am);
+    w->am_dirty = calloc((size_t)p, sizeof *w->am_dirty);
     w->held = calloc((size_t)p, sizeof *w->held);
     w->start_group = calloc((size_t)p, sizeof *w->start_group);
     w->post_group = calloc((size_t)p, sizeof *w->post_group);
     w->posts_seen = calloc((size_t)p, sizeof *w->posts_seen);
     w->completes_seen = calloc((size_t)p, sizeof *w->completes_seen);
-    MPI_Aint *all = calloc((size_t)p * 3, sizeof *all);
-    if (!w->base_of || !w->bytes_of || !w->unit_of || !w->direct || !w->held || !w->start_group || !w->post_group ||
-        !w->posts_seen || !w->completes_seen || !all) {
+    MPI_Aint *all = calloc((size_t)p * 4, sizeof *all);
+    if (!w->base_of || !w->bytes_of || !w->unit_of || !w->direct || !w->am || !w->am_dirty || !w->held ||
+        !w->start_group || !w->post_group || !w->posts_seen || !w->completes_seen || !all) {
         free(all);
         win_release(w);
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a window of %d processes", p);
     }
-    all[3 * w->rank] = size;
-    all[3 * w->rank + 1] = disp_unit;
-    all[3 * w->rank + 2] = (MPI_Aint)(uintptr_t)base;
-    if ((err = cr_coll_allgather_auto(all, 3, cr_dtype_get(MPI_AINT), w->comm))) {
+    all[4 * w->rank] = size;
+    all[4 * w->rank + 1] = disp_unit;
+    all[4 * w->rank + 2] = (MPI_Aint)(uintptr_t)base;
+    all[4 * w->rank + 3] = (MPI_Aint)(uintptr_t)&reach_probe;
+    if ((err = cr_coll_allgather_auto(all, 4, cr_dtype_get(MPI_AINT), w->comm))) {
         free(all);
         win_release(w);
         return err;
     }
-    /* The segment: the control block, then (allocated flavours) every process's memory, in
-     * rank order: contiguous for MPI_Win_allocate_shared unless alloc_shared_noncontig (each
+    /* Who is reached how: memory Courier allocates on this node is mapped here; user memory of
+     * this node by single copy when cross-memory attach works (tried once per window), else,
+     * like every process of another node, by message. */
+    bool alloc = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED, reached = false;
+    for (int r = 0; r < p; r++) {
+        int world = cr_comm_world_rank(w->comm, r);
+        bool here = cr_rt.node_of[world] == cr_rt.node_of[cr_rt.rank];
+        w->direct[r] = r == w->rank || (here && alloc);
+        w->am[r] = !here || (!w->direct[r] && !single_copy_reaches(world, all[4 * r + 3]));
+        reached |= w->am[r];
+    }
+    /* The segment: the control block, then (allocated flavours) the memory of every process of
+     * this node, in rank order: contiguous for MPI_Win_allocate_shared unless alloc_shared_noncontig (each
      * part then starts a page), 64-byte aligned parts for MPI_Win_allocate. The control block
  * holds a cache line per process and two words per pair of processes (rma.h). */
-    bool alloc = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
     size_t align = flavor == MPI_WIN_FLAVOR_SHARED ? (w->hints.alloc_shared_noncontig ? 4096 : 1) : 64;
     size_t pairs = (size_t)p * (size_t)p * sizeof(uint32_t); /* posted, completed */
     size_t ctl_bytes = (sizeof(cr_win_fence) + (size_t)p * sizeof(cr_win_ctl) + 2 * pairs + 4095) & ~(size_t)4095;
@@ -173,11 +232,12 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     for (int r = 0; offset && r < p; r++) {
         at = (at + align - 1) & ~(align - 1);
         offset[r] = at;
-        too_big |= __builtin_add_overflow(at, alloc ? (size_t)all[3 * r] : 0, &at) || at > (size_t)1 << 56;
+        size_t part = alloc && !w->am[r] ? (size_t)all[4 * r] : 0;
+        too_big |= __builtin_add_overflow(at, part, &at) || at > (size_t)1 << 56;
     }
     if (too_big)
         err = cr_err(MPI_ERR_NO_MEM, "the window's processes ask for more memory than can be mapped");
-    if (!offset || err || (err = segment_map(w, at > ctl_bytes ? at : ctl_bytes))) {
+    if (!offset || err || (err = segment_map(w, at > ctl_bytes ? at : ctl_bytes, &reached))) {
         free(offset);
         free(all);
         win_release(w);
@@ -188,21 +248,25 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     w->posted = (_Atomic uint32_t *)(w->ctl + p);
     w->completed = w->posted + (size_t)p * (size_t)p;
     for (int r = 0; r < p; r++) {
-        w->bytes_of[r] = all[3 * r];
-        w->unit_of[r] = (int)all[3 * r + 1];
-        if (alloc) {
+        w->bytes_of[r] = all[4 * r];
+        w->unit_of[r] = (int)all[4 * r + 1];
+        if (w->am[r])
+            w->base_of[r] = NULL;
+        else if (alloc)
             w->base_of[r] = (char *)w->seg + offset[r];
-            w->direct[r] = true;
-        } else {
-            w->base_of[r] = (char *)(uintptr_t)all[3 * r + 2];
-            w->direct[r] = r == w->rank;
-        }
+        else
+            w->base_of[r] = (char *)(uintptr_t)all[4 * r + 2];
     }
     free(offset);
     free(all);
     w->base = alloc ? w->base_of[w->rank] : base;
     w->bytes = size;
     w->disp_unit = (int)disp_unit;
+    w->am_serving = reached;
+    if (reached && (err = cr_win_am_open(w))) {
+        win_release(w);
+        return err;
+    }
     *out = w;
     return MPI_SUCCESS;
 }
@@ -298,6 +362,7 @@ int cr_mpi_win_free(MPI_Win *h)
     /* Every process is done with every other's memory before any of it goes. */
     if ((err = cr_mpi_barrier(w->comm)))
         return err;
+    cr_win_am_close(w);
     *h = MPI_WIN_NULL;
     win_release(w);
     return MPI_SUCCESS;
@@ -316,7 +381,8 @@ int cr_win_target(cr_win *w, int target, MPI_Aint disp, MPI_Aint lo, MPI_Aint sp
         return cr_err(MPI_ERR_RMA_RANGE, "target_disp=%lld (x disp_unit %d) and %lld bytes of data reach beyond the "
                       "%lld bytes of process %d's window", (long long)disp, w->unit_of[target], (long long)span,
                       (long long)w->bytes_of[target], target);
-    *at = w->base_of[target] + off;
+    /* a target reached by message: the offset travels (rma.h) */
+    *at = w->am[target] ? (char *)(CR_WIN_AM_BIAS + (uintptr_t)off) : w->base_of[target] + off;
     return MPI_SUCCESS;
 }
 

@@ -142,6 +142,19 @@ static int mt_string_has(int code, const char *text)
     return strstr(s, text) != NULL;
 }
 
+/* Whether comm's processes share one node (MPI_Win_allocate_shared needs them to). */
+static inline int mt_one_node(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int size, node_size, all;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(&node_size, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all == size;
+}
+
 /* The name of a window flavour (MPI_WIN_FLAVOR_*), for messages. */
 static inline const char *mt_flavor_name(int f)
 {

@@ -628,7 +628,10 @@ static void empty_parts(void)
     MPI_Win w1, w2, w3;
     CHECK_CLASS(MPI_Win_create(m1, bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w1), MPI_SUCCESS);
     CHECK_CLASS(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &m2, &w2), MPI_SUCCESS);
-    CHECK_CLASS(MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &m3, &w3), MPI_SUCCESS);
+    if (mt_one_node(MPI_COMM_WORLD))
+        CHECK_CLASS(MPI_Win_allocate_shared(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &m3, &w3), MPI_SUCCESS);
+    else /* several nodes share no memory */
+        CHECK_CLASS(MPI_Win_allocate(bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &m3, &w3), MPI_SUCCESS);
     MPI_Win wins[3] = {w1, w2, w3};
     int *mems[3] = {m1, m2, m3};
     for (int k = 0; k < 3; k++) {
@@ -663,7 +666,9 @@ static void empty_parts(void)
     int qu;
     int *q = NULL;
     CHECK_CLASS(MPI_Win_shared_query(w3, MPI_PROC_NULL, &qs, &qu, &q), MPI_SUCCESS);
-    CHECK(qs == 4 * (MPI_Aint)sizeof(int) && qu == sizeof(int), "shared_query(MPI_PROC_NULL): %ld %d", (long)qs, qu);
+    if (mt_one_node(MPI_COMM_WORLD)) /* else rank 0's memory is on another node: not loadable here */
+        CHECK(qs == 4 * (MPI_Aint)sizeof(int) && qu == sizeof(int), "shared_query(MPI_PROC_NULL): %ld %d", (long)qs,
+              qu);
     for (int k = 0; k < 3; k++)
         MPI_Win_free(&wins[k]);
     free(m1);
@@ -676,8 +681,11 @@ static void many_windows(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int r = (rank + 1) % size, l = (rank - 1 + size) % size;
+    int one_node = mt_one_node(MPI_COMM_WORLD);
     for (int it = 0; it < 40; it++) {
         int f = flavors[it % 4], *mem = NULL, *user = NULL, v = it * 1000 + rank;
+        if (f == MPI_WIN_FLAVOR_SHARED && !one_node)
+            f = MPI_WIN_FLAVOR_ALLOCATE;
         MPI_Win win;
         MPI_Aint d = 2;
         switch (f) {
@@ -723,8 +731,10 @@ static void many_windows(void)
             MPI_Win_create(mems[k], 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &wins[k]);
         } else if (k % 3 == 1) {
             MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mems[k], &wins[k]);
-        } else {
+        } else if (one_node) {
             MPI_Win_allocate_shared(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mems[k], &wins[k]);
+        } else {
+            MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mems[k], &wins[k]);
         }
         mems[k][0] = mems[k][1] = -1;
         for (int j = 0; j < k; j++)
@@ -758,8 +768,18 @@ static void many_windows(void)
 
 static void all_flavors(MPI_Comm comm, const char *commname)
 {
+    int one_node = mt_one_node(comm);
     for (int f = 0; f < 4; f++) {
         win_t w;
+        if (flavors[f] == MPI_WIN_FLAVOR_SHARED && !one_node) {
+            /* processes of several nodes share no memory: refused, naming comm */
+            MPI_Win win;
+            int *mem;
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+            CHECK_CLASS(MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, comm, &mem, &win), MPI_ERR_COMM);
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+            continue;
+        }
         make_window(&w, flavors[f], comm, commname);
         check_window_object(&w);
         exercise(&w);
@@ -814,7 +834,8 @@ int main(int argc, char **argv)
     disp_units(MPI_WIN_FLAVOR_ALLOCATE);
     dynamic_regions();
     for (int f = 0; f < 4; f++)
-        large(flavors[f]);
+        if (flavors[f] != MPI_WIN_FLAVOR_SHARED || mt_one_node(MPI_COMM_WORLD))
+            large(flavors[f]);
     empty_parts();
     many_windows();
     return mt_finish();

@@ -1,0 +1,536 @@
+/* am.c: one-sided operations by message, for targets whose memory this process cannot reach
+ * (another node; user memory without cross-memory attach): the origin's side sends each
+ * operation on the window's communicator, the target's progress applies it (rma.h). */
+#include "rma.h"
+
+#include "core/runtime.h"
+#include "cr_impl.h"
+#include "pt2pt/pt2pt.h"
+#include "req/request.h"
+#include "xport/xport.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+/* The window's communicator is a duplicate no user sees: its point-to-point context carries
+ * these and nothing else (its collectives have their own). */
+enum { TAG_REQUEST = 1, TAG_ANSWER = 2 };
+
+enum am_kind { AM_PUT = 1, AM_GET, AM_ACC, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_POST, AM_COMPLETE };
+enum { AM_FETCH = 1, AM_NO_DATA = 2, AM_CAS = 4, AM_TRY = 8 };
+
+/* A request: this header, `nruns` runs of target memory, then `bytes` of data (the origin's
+ * packed data; for compare-and-swap the origin element then the compare element). 16-byte
+ * multiples up to the data, so the data is aligned for the reduction loops. */
+typedef struct am_hdr {
+    uint32_t kind;  /* am_kind */
+    uint32_t flags; /* AM_* */
+    int32_t lock;   /* MPI_LOCK_* */
+    uint32_t pad;
+    uint64_t op;    /* predefined handles, the same in every process (the standard ABI) */
+    uint64_t leaf;
+    uint64_t nruns;
+    uint64_t target_bytes; /* bytes of target data the runs hold */
+    uint64_t bytes;        /* bytes of data after the runs */
+    uint64_t pad2;
+} am_hdr;
+
+_Static_assert(sizeof(am_hdr) % 16 == 0 && sizeof(cr_win_run) == 16, "data after the runs must stay aligned");
+
+/* ----------------------------------------------------------------- the origin's side */
+
+static cr_dtype *bytes_type(void)
+{
+    return cr_dtype_get(MPI_BYTE);
+}
+
+/* The runs of target memory that (tcount, tdt) at `at` covers, as offsets from the target's
+ * base (addresses, in dynamic windows: cr_win_target gives them as they are). */
+static int runs_of(cr_win *w, char *at, MPI_Count tcount, cr_dtype *tdt, cr_win_run **out, uint64_t *nout)
+{
+    uint64_t n = (uint64_t)tcount * tdt->size, cap = 16, k = 0;
+    cr_win_run *runs = malloc(cap * sizeof *runs);
+    uintptr_t bias = w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : CR_WIN_AM_BIAS;
+    struct iovec iov[64];
+    for (uint64_t done = 0; runs && done < n;) {
+        int got;
+        done += cr_dt_iov(at, tcount, tdt, done, n - done, iov, 64, &got);
+        for (int i = 0; runs && i < got; i++) {
+            uint64_t off = (uint64_t)((uintptr_t)iov[i].iov_base - bias);
+            if (k && runs[k - 1].off + runs[k - 1].len == off) { /* adjacent: one run */
+                runs[k - 1].len += iov[i].iov_len;
+                continue;
+            }
+            if (k == cap) {
+                cr_win_run *grown = realloc(runs, 2 * cap * sizeof *runs);
+                if (!grown) {
+                    free(runs);
+                    runs = NULL;
+                    break;
+                }
+                runs = grown;
+                cap *= 2;
+            }
+            runs[k++] = (cr_win_run){off, iov[i].iov_len};
+        }
+    }
+    if (!runs)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for the layout of %llu bytes of target data",
+                      (unsigned long long)n);
+    *out = runs;
+    *nout = k;
+    return MPI_SUCCESS;
+}
+
+/* A request message with room for `bytes` of data (returned in *data). */
+static am_hdr *message(uint32_t kind, const cr_win_run *runs, uint64_t nruns, uint64_t bytes, char **data)
+{
+    size_t total = sizeof(am_hdr) + nruns * sizeof *runs + bytes;
+    am_hdr *h = calloc(1, total);
+    if (!h)
+        return NULL;
+    h->kind = kind;
+    h->nruns = nruns;
+    h->bytes = bytes;
+    if (nruns)
+        memcpy(h + 1, runs, nruns * sizeof *runs);
+    if (data)
+        *data = (char *)(h + 1) + nruns * sizeof *runs;
+    return h;
+}
+
+static int send_request(cr_win *w, int target, am_hdr *h)
+{
+    size_t total = sizeof *h + h->nruns * sizeof(cr_win_run) + h->bytes;
+    int err = cr_pt2pt_send(h, (MPI_Count)total, bytes_type(), target, TAG_REQUEST, w->comm, w->comm->ctx,
+                            CR_MODE_STANDARD);
+    free(h);
+    return err;
+}
+
+static int answer(cr_win *w, int target, void *buf, uint64_t bytes)
+{
+    return cr_pt2pt_recv(buf, (MPI_Count)bytes, bytes_type(), target, TAG_ANSWER, w->comm, w->comm->ctx, NULL);
+}
+
+/* A request that carries only its header, and its answer (of `bytes` into buf, when buf). */
+static int control(cr_win *w, int target, uint32_t kind, uint32_t flags, int lock, void *buf, uint64_t bytes)
+{
+    am_hdr *h = message(kind, NULL, 0, 0, NULL);
+    if (!h)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a one-sided message");
+    h->flags = flags;
+    h->lock = lock;
+    int err = send_request(w, target, h);
+    return err || !buf ? err : answer(w, target, buf, bytes);
+}
+
+static int no_memory(uint64_t n, const char *what)
+{
+    return cr_err(MPI_ERR_NO_MEM, "out of memory for %llu bytes of a %s", (unsigned long long)n, what);
+}
+
+/* A request of `kind` for (tcount, tdt) at `at` with room for `bytes` of data (*data); NULL
+ * with *err set, or with MPI_SUCCESS when there is nothing to move. */
+static am_hdr *data_request(cr_win *w, uint32_t kind, char *at, MPI_Count tcount, cr_dtype *tdt, uint64_t bytes,
+                            char **data, int *err)
+{
+    uint64_t n = (uint64_t)tcount * tdt->size, nruns;
+    cr_win_run *runs;
+    *err = MPI_SUCCESS;
+    if (n == 0 || (*err = runs_of(w, at, tcount, tdt, &runs, &nruns)))
+        return NULL;
+    am_hdr *h = message(kind, runs, nruns, bytes, data);
+    free(runs);
+    if (!h)
+        *err = cr_err(MPI_ERR_NO_MEM, "out of memory for %llu bytes of a one-sided operation",
+                      (unsigned long long)n);
+    else
+        h->target_bytes = n;
+    return h;
+}
+
+int cr_win_am_put(cr_win *w, int target, char *at, const void *obuf, MPI_Count ocount, cr_dtype *odt,
+                  MPI_Count tcount, cr_dtype *tdt)
+{
+    int err;
+    char *data;
+    uint64_t n = (uint64_t)tcount * tdt->size;
+    am_hdr *h = data_request(w, AM_PUT, at, tcount, tdt, n, &data, &err);
+    if (!h)
+        return err;
+    cr_dt_pack(obuf, ocount, odt, 0, data, n);
+    w->am_dirty[target] = true;
+    return send_request(w, target, h);
+}
+
+int cr_win_am_get(cr_win *w, int target, char *at, void *obuf, MPI_Count ocount, cr_dtype *odt, MPI_Count tcount,
+                  cr_dtype *tdt)
+{
+    int err;
+    uint64_t n = (uint64_t)tcount * tdt->size;
+    am_hdr *h = data_request(w, AM_GET, at, tcount, tdt, 0, NULL, &err);
+    if (!h)
+        return err;
+    char *got = malloc(n);
+    if (!got) {
+        free(h);
+        return no_memory(n, "get");
+    }
+    if (!(err = send_request(w, target, h)) && !(err = answer(w, target, got, n)))
+        cr_dt_unpack(obuf, ocount, odt, 0, got, n);
+    free(got);
+    return err;
+}
+
+int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_Count ocount, cr_dtype *odt,
+                         void *rbuf, MPI_Count rcount, cr_dtype *rdt, MPI_Count tcount, cr_dtype *tdt, cr_op *op,
+                         const void *compare)
+{
+    int err;
+    bool data = odt != NULL;
+    char *payload;
+    uint64_t n = (uint64_t)tcount * tdt->size;
+    am_hdr *h = data_request(w, AM_ACC, at, tcount, tdt, data ? (compare ? 2 * n : n) : 0, &payload, &err);
+    if (!h)
+        return err;
+    char *old = rdt ? malloc(n) : NULL;
+    if (rdt && !old) {
+        free(h);
+        return no_memory(n, "one-sided accumulate");
+    }
+    h->flags = (rdt ? AM_FETCH : 0) | (data ? 0 : AM_NO_DATA) | (compare ? AM_CAS : 0);
+    h->op = op ? (uint64_t)op->obj.handle : 0;
+    h->leaf = (uint64_t)((const cr_dtype *)tdt->leaf)->obj.handle;
+    if (data)
+        cr_dt_pack(obuf, ocount, odt, 0, payload, n);
+    if (compare)
+        memcpy(payload + n, compare, n);
+    w->am_dirty[target] = true;
+    if (!(err = send_request(w, target, h)) && rdt && !(err = answer(w, target, old, n)))
+        cr_dt_unpack(rbuf, rcount, rdt, 0, old, n);
+    free(old);
+    return err;
+}
+
+int cr_win_am_lock(cr_win *w, int target, int type, bool try, bool *granted)
+{
+    unsigned char yes = 0;
+    int err = control(w, target, AM_LOCK, try ? AM_TRY : 0, type, &yes, 1);
+    *granted = !err && yes;
+    return err;
+}
+
+int cr_win_am_unlock(cr_win *w, int target, int type)
+{
+    unsigned char none;
+    w->am_dirty[target] = false;
+    return control(w, target, AM_UNLOCK, 0, type, &none, 0);
+}
+
+int cr_win_am_flush(cr_win *w, int target)
+{
+    if (!w->am_dirty[target])
+        return MPI_SUCCESS;
+    unsigned char none;
+    w->am_dirty[target] = false;
+    return control(w, target, AM_FLUSH, 0, 0, &none, 0);
+}
+
+int cr_win_am_flush_all(cr_win *w)
+{
+    /* Every flush goes out before the first answer is awaited: one round trip in all. */
+    int err = MPI_SUCCESS;
+    for (int r = 0; r < w->size && !err; r++)
+        if (w->am_dirty[r])
+            err = control(w, r, AM_FLUSH, 0, 0, NULL, 0);
+    for (int r = 0; r < w->size && !err; r++)
+        if (w->am_dirty[r]) {
+            unsigned char none;
+            w->am_dirty[r] = false;
+            err = answer(w, r, &none, 0);
+        }
+    return err;
+}
+
+int cr_win_am_post(cr_win *w, int origin)
+{
+    return control(w, origin, AM_POST, 0, 0, NULL, 0);
+}
+
+int cr_win_am_complete(cr_win *w, int target)
+{
+    w->am_dirty[target] = false; /* the target counts this after the operations before it */
+    return control(w, target, AM_COMPLETE, 0, 0, NULL, 0);
+}
+
+/* ----------------------------------------------------------------- the target's side */
+
+/* An answer still being sent (the request lives in it until it completes). */
+typedef struct am_out {
+    cr_request r;
+    struct am_out *next;
+    _Alignas(16) char data[];
+} am_out;
+
+typedef struct am_waiter {
+    int origin, type;
+} am_waiter;
+
+typedef struct cr_win_am {
+    cr_win *w;
+    struct cr_win_am *next; /* the windows this process serves */
+    cr_request in;          /* the request being received, when receiving */
+    bool receiving;
+    int in_src;
+    am_hdr *in_buf;
+    am_out *out;
+    am_waiter *waiting; /* lock requests not granted yet, in arrival order */
+    int nwaiting, cap_waiting;
+} cr_win_am;
+
+static cr_win_am *serving;
+static bool in_hook; /* a request's work may wait, making progress: it is not served again */
+
+/* One byte more than asked, so a zero-byte answer still has a buffer. */
+static am_out *out_new(uint64_t bytes)
+{
+    am_out *o = calloc(1, sizeof *o + bytes + 1);
+    if (!o)
+        cr_runtime_abort(NULL, MPI_ERR_NO_MEM, "out of memory for the answer to a one-sided operation");
+    return o;
+}
+
+/* Sends an answer now if it can, else leaves it to complete (the request keeps its buffer). */
+static void out_send(cr_win_am *a, int origin, am_out *o, uint64_t bytes)
+{
+    cr_win *w = a->w;
+    if (cr_pt2pt_send_now(o->data, (MPI_Count)bytes, bytes_type(), origin, TAG_ANSWER, w->comm, w->comm->ctx)) {
+        free(o);
+        return;
+    }
+    cr_pt2pt_prepare(&o->r, CR_REQ_SEND, o->data, (MPI_Count)bytes, bytes_type(), origin, TAG_ANSWER, w->comm,
+                     w->comm->ctx, CR_MODE_STANDARD);
+    if (cr_pt2pt_send_start(&o->r) != MPI_SUCCESS)
+        cr_runtime_abort(NULL, MPI_ERR_INTERN, "cannot answer a one-sided operation");
+    o->next = a->out;
+    a->out = o;
+}
+
+static void answer_byte(cr_win_am *a, int origin, unsigned char v)
+{
+    am_out *o = out_new(1);
+    o->data[0] = (char)v;
+    out_send(a, origin, o, 1);
+}
+
+static bool grant(cr_win_am *a, int origin, int type)
+{
+    if (!cr_win_lock_try(a->w, a->w->rank, type))
+        return false;
+    answer_byte(a, origin, 1);
+    return true;
+}
+
+/* Locks asked for while held: granted in order as they come free (one that must wait does not
+ * hold back a shared one behind it that can go now). */
+static int grant_waiting(cr_win_am *a)
+{
+    int k = 0, got = 0;
+    for (int i = 0; i < a->nwaiting; i++) {
+        if (grant(a, a->waiting[i].origin, a->waiting[i].type))
+            got++;
+        else
+            a->waiting[k++] = a->waiting[i];
+    }
+    a->nwaiting = k;
+    return got;
+}
+
+static void lock_wait(cr_win_am *a, int origin, int type)
+{
+    if (a->nwaiting == a->cap_waiting) {
+        int cap = a->cap_waiting ? 2 * a->cap_waiting : 8;
+        am_waiter *grown = realloc(a->waiting, (size_t)cap * sizeof *grown);
+        if (!grown)
+            cr_runtime_abort(NULL, MPI_ERR_NO_MEM, "out of memory for a one-sided lock request");
+        a->waiting = grown;
+        a->cap_waiting = cap;
+    }
+    a->waiting[a->nwaiting++] = (am_waiter){origin, type};
+}
+
+static void runs_copy(cr_win *w, const cr_win_run *runs, uint64_t nruns, char *packed, bool into_window)
+{
+    for (uint64_t i = 0; i < nruns; i++) {
+        char *at = cr_win_run_at(w, runs[i].off);
+        if (into_window)
+            memcpy(at, packed, runs[i].len);
+        else
+            memcpy(packed, at, runs[i].len);
+        packed += runs[i].len;
+    }
+}
+
+/* Applies one request from `origin` (its answer, if any, goes back on TAG_ANSWER). */
+static void apply(cr_win_am *a, int origin, am_hdr *h)
+{
+    cr_win *w = a->w;
+    const cr_win_run *runs = (const cr_win_run *)(h + 1);
+    char *data = (char *)(runs + h->nruns);
+    uint64_t n = h->target_bytes;
+    switch (h->kind) {
+    case AM_PUT: runs_copy(w, runs, h->nruns, data, true); break;
+    case AM_GET: {
+        am_out *o = out_new(n);
+        runs_copy(w, runs, h->nruns, o->data, false);
+        out_send(a, origin, o, n);
+        break;
+    }
+    case AM_ACC: {
+        am_out *o = h->flags & AM_FETCH ? out_new(n) : NULL;
+        cr_op *op = h->op ? cr_op_get((MPI_Op)(uintptr_t)h->op) : NULL;
+        cr_dtype *leaf = cr_dtype_get((MPI_Datatype)(uintptr_t)h->leaf);
+        int err = cr_win_apply_accumulate(w, runs, h->nruns, n, h->flags & AM_NO_DATA ? NULL : data,
+                                          o ? o->data : NULL, op, leaf, h->flags & AM_CAS ? data + n : NULL);
+        if (err)
+            cr_runtime_abort(NULL, err, "a one-sided accumulate sent by message could not be applied");
+        if (o)
+            out_send(a, origin, o, n);
+        break;
+    }
+    case AM_LOCK:
+        if (!grant(a, origin, h->lock)) {
+            if (h->flags & AM_TRY)
+                answer_byte(a, origin, 0);
+            else
+                lock_wait(a, origin, h->lock);
+        }
+        break;
+    case AM_UNLOCK:
+        cr_win_lock_release(w, w->rank, h->lock);
+        out_send(a, origin, out_new(0), 0);
+        if (a->nwaiting)
+            grant_waiting(a);
+        break;
+    case AM_FLUSH: out_send(a, origin, out_new(0), 0); break;
+    case AM_POST: /* `origin` posted an exposure epoch that names this process */
+        atomic_fetch_add_explicit(&w->posted[(size_t)w->rank * (size_t)w->size + (size_t)origin], 1,
+                                  memory_order_release);
+        cr_xport_wake_node();
+        break;
+    case AM_COMPLETE:
+        atomic_fetch_add_explicit(&w->completed[(size_t)w->rank * (size_t)w->size + (size_t)origin], 1,
+                                  memory_order_release);
+        cr_xport_wake_node();
+        break;
+    default: cr_runtime_abort(NULL, MPI_ERR_INTERN, "a one-sided message of an unknown kind arrived");
+    }
+}
+
+/* Applies what has arrived for one window, one request at a time (in order: a request being
+ * received holds back the ones behind it); returns how many. */
+static int serve(cr_win_am *a)
+{
+    cr_win *w = a->w;
+    int got = 0;
+    for (am_out **p = &a->out; *p;) {
+        if ((*p)->r.done) {
+            am_out *o = *p;
+            *p = o->next;
+            free(o);
+        } else {
+            p = &(*p)->next;
+        }
+    }
+    if (a->nwaiting)
+        got += grant_waiting(a);
+    for (;;) {
+        if (a->receiving) {
+            if (!a->in.done)
+                break;
+            a->receiving = false;
+            if (a->in.status.MPI_ERROR)
+                cr_runtime_abort(NULL, a->in.status.MPI_ERROR, "a one-sided message could not be received");
+            apply(a, a->in_src, a->in_buf);
+            free(a->in_buf);
+            a->in_buf = NULL;
+            got++;
+            continue;
+        }
+        cr_unexp *u = cr_pt2pt_probe(w->comm, w->comm->ctx, MPI_ANY_SOURCE, TAG_REQUEST, true);
+        if (!u)
+            break;
+        a->in_src = u->src;
+        a->in_buf = malloc(u->bytes ? u->bytes : 1);
+        if (!a->in_buf)
+            cr_runtime_abort(NULL, MPI_ERR_NO_MEM, "out of memory for a one-sided message");
+        memset(&a->in, 0, sizeof a->in);
+        cr_pt2pt_prepare(&a->in, CR_REQ_RECV, a->in_buf, (MPI_Count)u->bytes, bytes_type(), u->src, TAG_REQUEST,
+                         w->comm, w->comm->ctx, CR_MODE_STANDARD);
+        a->receiving = true;
+        cr_pt2pt_recv_message(&a->in, u);
+    }
+    return got;
+}
+
+static int am_progress(void)
+{
+    if (in_hook)
+        return 0;
+    in_hook = true;
+    int got = 0;
+    for (cr_win_am *a = serving; a; a = a->next)
+        got += serve(a);
+    in_hook = false;
+    return got;
+}
+
+int cr_win_am_open(cr_win *w)
+{
+    cr_win_am *a = calloc(1, sizeof *a);
+    if (!a || (!serving && cr_progress_add_hook(am_progress) != 0)) {
+        free(a);
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a window reached by messages");
+    }
+    a->w = w;
+    a->next = serving;
+    serving = a;
+    w->am_in = a;
+    return MPI_SUCCESS;
+}
+
+static bool answers_sent(void *arg)
+{
+    const cr_win_am *a = arg;
+    for (const am_out *o = a->out; o; o = o->next)
+        if (!o->r.done)
+            return false;
+    return !a->receiving;
+}
+
+void cr_win_am_close(cr_win *w)
+{
+    cr_win_am *a = w->am_in;
+    if (!a)
+        return;
+    /* Every process is past its last epoch: what is left is answers on their way out. */
+    if (!answers_sent(a))
+        cr_win_wait(answers_sent, a);
+    for (cr_win_am **p = &serving; *p; p = &(*p)->next)
+        if (*p == a) {
+            *p = a->next;
+            break;
+        }
+    if (!serving)
+        cr_progress_remove_hook(am_progress);
+    while (a->out) {
+        am_out *o = a->out;
+        a->out = o->next;
+        free(o);
+    }
+    free(a->waiting);
+    free(a);
+    w->am_in = NULL;
+}
