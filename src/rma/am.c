@@ -14,8 +14,10 @@
 #include <sys/uio.h>
 
 /* The window's communicator is a duplicate no user sees: its point-to-point context carries
- * these and nothing else (its collectives have their own). */
-enum { TAG_REQUEST = 1, TAG_ANSWER = 2 };
+ * these and nothing else (its collectives have their own). Each request that is answered names
+ * the tag of its answer, one of 2^24 from TAG_ANSWER on, taken in turn, so a waiter never takes
+ * another's answer (threads sharing a window, a flush of every target). */
+enum { TAG_REQUEST = 1, TAG_ANSWER = 2, ANSWER_TAGS = 1 << 24 };
 
 enum am_kind { AM_PUT = 1, AM_GET, AM_ACC, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_POST, AM_COMPLETE };
 enum { AM_FETCH = 1, AM_NO_DATA = 2, AM_CAS = 4, AM_TRY = 8 };
@@ -27,7 +29,7 @@ typedef struct am_hdr {
     uint32_t kind;  /* am_kind */
     uint32_t flags; /* AM_* */
     int32_t lock;   /* MPI_LOCK_* */
-    uint32_t pad;
+    int32_t answer; /* the tag of the answer */
     uint64_t op;    /* predefined handles, the same in every process (the standard ABI) */
     uint64_t leaf;
     uint64_t nruns;
@@ -100,8 +102,12 @@ static am_hdr *message(uint32_t kind, const cr_win_run *runs, uint64_t nruns, ui
     return h;
 }
 
-static int send_request(cr_win *w, int target, am_hdr *h)
+/* Sends a request (and frees it); with `tag`, one that is answered, on the tag set there. */
+static int send_request(cr_win *w, int target, am_hdr *h, int *tag)
 {
+    if (tag)
+        h->answer = *tag = TAG_ANSWER + (int)(atomic_fetch_add_explicit(&w->am_seq, 1, memory_order_relaxed) %
+                                              ANSWER_TAGS);
     size_t total = sizeof *h + h->nruns * sizeof(cr_win_run) + h->bytes;
     int err = cr_pt2pt_send(h, (MPI_Count)total, bytes_type(), target, TAG_REQUEST, w->comm, w->comm->ctx,
                             CR_MODE_STANDARD);
@@ -109,21 +115,49 @@ static int send_request(cr_win *w, int target, am_hdr *h)
     return err;
 }
 
-static int answer(cr_win *w, int target, void *buf, uint64_t bytes)
+static int answer(cr_win *w, int target, int tag, void *buf, uint64_t bytes)
 {
-    return cr_pt2pt_recv(buf, (MPI_Count)bytes, bytes_type(), target, TAG_ANSWER, w->comm, w->comm->ctx, NULL);
+    return cr_pt2pt_recv(buf, (MPI_Count)bytes, bytes_type(), target, tag, w->comm, w->comm->ctx, NULL);
 }
 
-/* A request that carries only its header, and its answer (of `bytes` into buf, when buf). */
-static int control(cr_win *w, int target, uint32_t kind, uint32_t flags, int lock, void *buf, uint64_t bytes)
+/* A request that carries only its header; with `tag`, answered there (the caller waits). */
+static int control_send(cr_win *w, int target, uint32_t kind, uint32_t flags, int lock, int *tag)
 {
     am_hdr *h = message(kind, NULL, 0, 0, NULL);
     if (!h)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a one-sided message");
     h->flags = flags;
     h->lock = lock;
-    int err = send_request(w, target, h);
-    return err || !buf ? err : answer(w, target, buf, bytes);
+    return send_request(w, target, h, tag);
+}
+
+/* The same, and its answer of `bytes` into buf. */
+static int control(cr_win *w, int target, uint32_t kind, uint32_t flags, int lock, void *buf, uint64_t bytes)
+{
+    int tag, err = control_send(w, target, kind, flags, lock, &tag);
+    return err ? err : answer(w, target, tag, buf, bytes);
+}
+
+/* Operations sent to `target` are counted once sent, so a flush that read the count before it
+ * went out covers them all (they precede it from this process). */
+static void note_sent(cr_win *w, int target)
+{
+    atomic_fetch_add_explicit(&w->am_sent[target], 1, memory_order_release);
+}
+
+static void note_flushed(cr_win *w, int target, uint64_t upto)
+{
+    uint64_t f = atomic_load_explicit(&w->am_flushed[target], memory_order_relaxed);
+    while (f < upto && !atomic_compare_exchange_weak_explicit(&w->am_flushed[target], &f, upto, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+/* Whether some operation sent to `target` may not be applied yet; *upto: the count to flush. */
+static bool unflushed(cr_win *w, int target, uint64_t *upto)
+{
+    *upto = atomic_load_explicit(&w->am_sent[target], memory_order_acquire);
+    return atomic_load_explicit(&w->am_flushed[target], memory_order_relaxed) < *upto;
 }
 
 static int no_memory(uint64_t n, const char *what)
@@ -161,8 +195,10 @@ int cr_win_am_put(cr_win *w, int target, char *at, const void *obuf, MPI_Count o
     if (!h)
         return err;
     cr_dt_pack(obuf, ocount, odt, 0, data, n);
-    w->am_dirty[target] = true;
-    return send_request(w, target, h);
+    if ((err = send_request(w, target, h, NULL)))
+        return err;
+    note_sent(w, target);
+    return MPI_SUCCESS;
 }
 
 int cr_win_am_get(cr_win *w, int target, char *at, void *obuf, MPI_Count ocount, cr_dtype *odt, MPI_Count tcount,
@@ -178,7 +214,8 @@ int cr_win_am_get(cr_win *w, int target, char *at, void *obuf, MPI_Count ocount,
         free(h);
         return no_memory(n, "get");
     }
-    if (!(err = send_request(w, target, h)) && !(err = answer(w, target, got, n)))
+    int tag;
+    if (!(err = send_request(w, target, h, &tag)) && !(err = answer(w, target, tag, got, n)))
         cr_dt_unpack(obuf, ocount, odt, 0, got, n);
     free(got);
     return err;
@@ -207,9 +244,12 @@ int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_
         cr_dt_pack(obuf, ocount, odt, 0, payload, n);
     if (compare)
         memcpy(payload + n, compare, n);
-    w->am_dirty[target] = true;
-    if (!(err = send_request(w, target, h)) && rdt && !(err = answer(w, target, old, n)))
-        cr_dt_unpack(rbuf, rcount, rdt, 0, old, n);
+    int tag;
+    if (!(err = send_request(w, target, h, rdt ? &tag : NULL))) {
+        note_sent(w, target);
+        if (rdt && !(err = answer(w, target, tag, old, n)))
+            cr_dt_unpack(rbuf, rcount, rdt, 0, old, n);
+    }
     free(old);
     return err;
 }
@@ -225,44 +265,73 @@ int cr_win_am_lock(cr_win *w, int target, int type, bool try, bool *granted)
 int cr_win_am_unlock(cr_win *w, int target, int type)
 {
     unsigned char none;
-    w->am_dirty[target] = false;
-    return control(w, target, AM_UNLOCK, 0, type, &none, 0);
+    uint64_t upto;
+    unflushed(w, target, &upto);
+    int err = control(w, target, AM_UNLOCK, 0, type, &none, 0);
+    if (!err) /* answered after the operations before it */
+        note_flushed(w, target, upto);
+    return err;
 }
 
 int cr_win_am_flush(cr_win *w, int target)
 {
-    if (!w->am_dirty[target])
-        return MPI_SUCCESS;
     unsigned char none;
-    w->am_dirty[target] = false;
-    return control(w, target, AM_FLUSH, 0, 0, &none, 0);
+    uint64_t upto;
+    if (!unflushed(w, target, &upto))
+        return MPI_SUCCESS;
+    int err = control(w, target, AM_FLUSH, 0, 0, &none, 0);
+    if (!err)
+        note_flushed(w, target, upto);
+    return err;
 }
 
 int cr_win_am_flush_all(cr_win *w)
 {
-    /* Every flush goes out before the first answer is awaited: one round trip in all. */
-    int err = MPI_SUCCESS;
-    for (int r = 0; r < w->size && !err; r++)
-        if (w->am_dirty[r])
-            err = control(w, r, AM_FLUSH, 0, 0, NULL, 0);
-    for (int r = 0; r < w->size && !err; r++)
-        if (w->am_dirty[r]) {
-            unsigned char none;
-            w->am_dirty[r] = false;
-            err = answer(w, r, &none, 0);
+    /* Every flush goes out before the first answer is awaited: one round trip in all. Each
+     * answer is awaited once its flush is out, even after an error, so none is left behind. */
+    int *tag = NULL, err = MPI_SUCCESS;
+    uint64_t *upto = NULL;
+    for (int r = 0; r < w->size && !err; r++) {
+        uint64_t u;
+        if (!unflushed(w, r, &u))
+            continue;
+        if (!tag) {
+            tag = malloc((size_t)w->size * sizeof *tag);
+            upto = malloc((size_t)w->size * sizeof *upto);
+            if (!tag || !upto) {
+                err = cr_err(MPI_ERR_NO_MEM, "out of memory for the flushes of a window of %d processes", w->size);
+                break;
+            }
+            for (int q = 0; q < w->size; q++)
+                tag[q] = -1;
         }
+        upto[r] = u;
+        if ((err = control_send(w, r, AM_FLUSH, 0, 0, &tag[r])))
+            tag[r] = -1;
+    }
+    for (int r = 0; tag && upto && r < w->size; r++) {
+        unsigned char none;
+        if (tag[r] < 0)
+            continue;
+        int e = answer(w, r, tag[r], &none, 0);
+        if (!e)
+            note_flushed(w, r, upto[r]);
+        err = err ? err : e;
+    }
+    free(tag);
+    free(upto);
     return err;
 }
 
 int cr_win_am_post(cr_win *w, int origin)
 {
-    return control(w, origin, AM_POST, 0, 0, NULL, 0);
+    return control_send(w, origin, AM_POST, 0, 0, NULL);
 }
 
 int cr_win_am_complete(cr_win *w, int target)
 {
-    w->am_dirty[target] = false; /* the target counts this after the operations before it */
-    return control(w, target, AM_COMPLETE, 0, 0, NULL, 0);
+    /* counted there after the operations before it; the target's wait sees them applied */
+    return control_send(w, target, AM_COMPLETE, 0, 0, NULL);
 }
 
 /* ----------------------------------------------------------------- the target's side */
@@ -275,7 +344,7 @@ typedef struct am_out {
 } am_out;
 
 typedef struct am_waiter {
-    int origin, type;
+    int origin, type, tag;
 } am_waiter;
 
 typedef struct cr_win_am {
@@ -303,14 +372,14 @@ static am_out *out_new(uint64_t bytes)
 }
 
 /* Sends an answer now if it can, else leaves it to complete (the request keeps its buffer). */
-static void out_send(cr_win_am *a, int origin, am_out *o, uint64_t bytes)
+static void out_send(cr_win_am *a, int origin, int tag, am_out *o, uint64_t bytes)
 {
     cr_win *w = a->w;
-    if (cr_pt2pt_send_now(o->data, (MPI_Count)bytes, bytes_type(), origin, TAG_ANSWER, w->comm, w->comm->ctx)) {
+    if (cr_pt2pt_send_now(o->data, (MPI_Count)bytes, bytes_type(), origin, tag, w->comm, w->comm->ctx)) {
         free(o);
         return;
     }
-    cr_pt2pt_prepare(&o->r, CR_REQ_SEND, o->data, (MPI_Count)bytes, bytes_type(), origin, TAG_ANSWER, w->comm,
+    cr_pt2pt_prepare(&o->r, CR_REQ_SEND, o->data, (MPI_Count)bytes, bytes_type(), origin, tag, w->comm,
                      w->comm->ctx, CR_MODE_STANDARD);
     if (cr_pt2pt_send_start(&o->r) != MPI_SUCCESS)
         cr_runtime_abort(NULL, MPI_ERR_INTERN, "cannot answer a one-sided operation");
@@ -318,18 +387,18 @@ static void out_send(cr_win_am *a, int origin, am_out *o, uint64_t bytes)
     a->out = o;
 }
 
-static void answer_byte(cr_win_am *a, int origin, unsigned char v)
+static void answer_byte(cr_win_am *a, int origin, int tag, unsigned char v)
 {
     am_out *o = out_new(1);
     o->data[0] = (char)v;
-    out_send(a, origin, o, 1);
+    out_send(a, origin, tag, o, 1);
 }
 
-static bool grant(cr_win_am *a, int origin, int type)
+static bool grant(cr_win_am *a, am_waiter l)
 {
-    if (!cr_win_lock_try(a->w, a->w->rank, type))
+    if (!cr_win_lock_try(a->w, a->w->rank, l.type))
         return false;
-    answer_byte(a, origin, 1);
+    answer_byte(a, l.origin, l.tag, 1);
     return true;
 }
 
@@ -339,7 +408,7 @@ static int grant_waiting(cr_win_am *a)
 {
     int k = 0, got = 0;
     for (int i = 0; i < a->nwaiting; i++) {
-        if (grant(a, a->waiting[i].origin, a->waiting[i].type))
+        if (grant(a, a->waiting[i]))
             got++;
         else
             a->waiting[k++] = a->waiting[i];
@@ -348,7 +417,7 @@ static int grant_waiting(cr_win_am *a)
     return got;
 }
 
-static void lock_wait(cr_win_am *a, int origin, int type)
+static void lock_wait(cr_win_am *a, am_waiter l)
 {
     if (a->nwaiting == a->cap_waiting) {
         int cap = a->cap_waiting ? 2 * a->cap_waiting : 8;
@@ -358,7 +427,7 @@ static void lock_wait(cr_win_am *a, int origin, int type)
         a->waiting = grown;
         a->cap_waiting = cap;
     }
-    a->waiting[a->nwaiting++] = (am_waiter){origin, type};
+    a->waiting[a->nwaiting++] = l;
 }
 
 static void runs_copy(cr_win *w, const cr_win_run *runs, uint64_t nruns, char *packed, bool into_window)
@@ -373,8 +442,9 @@ static void runs_copy(cr_win *w, const cr_win_run *runs, uint64_t nruns, char *p
     }
 }
 
-/* Applies one request from `origin` (its answer, if any, goes back on TAG_ANSWER). */
-static void apply(cr_win_am *a, int origin, am_hdr *h)
+/* Applies one request from `origin` (its answer, if any, goes back on the tag it names); false
+ * when it cannot be applied yet (an accumulate whose word is taken): it stays first in line. */
+static bool apply(cr_win_am *a, int origin, am_hdr *h)
 {
     cr_win *w = a->w;
     const cr_win_run *runs = (const cr_win_run *)(h + 1);
@@ -385,7 +455,7 @@ static void apply(cr_win_am *a, int origin, am_hdr *h)
     case AM_GET: {
         am_out *o = out_new(n);
         runs_copy(w, runs, h->nruns, o->data, false);
-        out_send(a, origin, o, n);
+        out_send(a, origin, h->answer, o, n);
         break;
     }
     case AM_ACC: {
@@ -394,27 +464,33 @@ static void apply(cr_win_am *a, int origin, am_hdr *h)
         cr_dtype *leaf = cr_dtype_get((MPI_Datatype)(uintptr_t)h->leaf);
         int err = cr_win_apply_accumulate(w, runs, h->nruns, n, h->flags & AM_NO_DATA ? NULL : data,
                                           o ? o->data : NULL, op, leaf, h->flags & AM_CAS ? data + n : NULL);
+        if (err == CR_WIN_BUSY) {
+            free(o);
+            return false;
+        }
         if (err)
             cr_runtime_abort(NULL, err, "a one-sided accumulate sent by message could not be applied");
         if (o)
-            out_send(a, origin, o, n);
+            out_send(a, origin, h->answer, o, n);
         break;
     }
-    case AM_LOCK:
-        if (!grant(a, origin, h->lock)) {
+    case AM_LOCK: {
+        am_waiter l = {origin, h->lock, h->answer};
+        if (!grant(a, l)) {
             if (h->flags & AM_TRY)
-                answer_byte(a, origin, 0);
+                answer_byte(a, origin, h->answer, 0);
             else
-                lock_wait(a, origin, h->lock);
+                lock_wait(a, l);
         }
         break;
+    }
     case AM_UNLOCK:
         cr_win_lock_release(w, w->rank, h->lock);
-        out_send(a, origin, out_new(0), 0);
+        out_send(a, origin, h->answer, out_new(0), 0);
         if (a->nwaiting)
             grant_waiting(a);
         break;
-    case AM_FLUSH: out_send(a, origin, out_new(0), 0); break;
+    case AM_FLUSH: out_send(a, origin, h->answer, out_new(0), 0); break;
     case AM_POST: /* `origin` posted an exposure epoch that names this process */
         atomic_fetch_add_explicit(&w->posted[(size_t)w->rank * (size_t)w->size + (size_t)origin], 1,
                                   memory_order_release);
@@ -427,6 +503,7 @@ static void apply(cr_win_am *a, int origin, am_hdr *h)
         break;
     default: cr_runtime_abort(NULL, MPI_ERR_INTERN, "a one-sided message of an unknown kind arrived");
     }
+    return true;
 }
 
 /* Applies what has arrived for one window, one request at a time (in order: a request being
@@ -450,10 +527,11 @@ static int serve(cr_win_am *a)
         if (a->receiving) {
             if (!a->in.done)
                 break;
-            a->receiving = false;
             if (a->in.status.MPI_ERROR)
                 cr_runtime_abort(NULL, a->in.status.MPI_ERROR, "a one-sided message could not be received");
-            apply(a, a->in_src, a->in_buf);
+            if (!apply(a, a->in_src, a->in_buf))
+                break; /* again in the next round, before anything behind it */
+            a->receiving = false;
             free(a->in_buf);
             a->in_buf = NULL;
             got++;

@@ -240,6 +240,25 @@ static void acc_leave_exclusive(cr_win *w, int target)
     cr_xport_wake_node(); /* a waiter may sleep */
 }
 
+/* One try at the exclusive word, for a target's progress applying what came by message: it
+ * never waits, since the word may be held further up this process's own stack (an exclusive
+ * accumulate waiting for atomics to drain, making progress), or by a process that waits the same
+ * way for a word of ours. The caller tries again in a later round. */
+static bool acc_try_exclusive(cr_win *w, int target)
+{
+    uint32_t free_word = 0;
+    if (!atomic_compare_exchange_strong_explicit(&w->ctl[target].acc, &free_word, CR_WIN_WRITER, memory_order_seq_cst,
+                                                 memory_order_relaxed))
+        return false;
+    acc_target t = {w, target};
+    if (!atomics_drained(&t)) {
+        acc_leave_exclusive(w, target);
+        return false;
+    }
+    atomic_thread_fence(memory_order_acquire); /* after the atomics' changes */
+    return true;
+}
+
 /* The element at `p` if the CPU can change it atomically (see above), else NULL. */
 static void *atomic_element(cr_win *w, int target, char *at, MPI_Count tcount, const cr_dtype *tdt)
 {
@@ -564,16 +583,18 @@ int cr_win_apply_accumulate(cr_win *w, const cr_win_run *runs, uint64_t nruns, u
 {
     /* 'n' MPI_NO_OP, 'r' MPI_REPLACE (and compare-and-swap), 'u' an update by the operation */
     char kind = !in ? 'n' : compare || op == cr_op_get(MPI_REPLACE) ? 'r' : 'u';
+    if (!acc_try_exclusive(w, w->rank))
+        return CR_WIN_BUSY;
     char *was = old ? old : kind == 'u' || compare ? malloc(n) : NULL;
     char *now = kind == 'u' ? malloc(n) : NULL;
     if ((!old && (kind == 'u' || compare) && !was) || (kind == 'u' && !now)) {
+        acc_leave_exclusive(w, w->rank);
         if (!old)
             free(was);
         free(now);
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %llu bytes of an accumulate", (unsigned long long)n);
     }
     int err = MPI_SUCCESS;
-    acc_enter_exclusive(w, w->rank);
     char *p = was;
     for (uint64_t i = 0; was && i < nruns; p += runs[i].len, i++)
         memcpy(p, cr_win_run_at(w, runs[i].off), runs[i].len);

@@ -71,7 +71,11 @@ typedef struct cr_win {
     bool *direct;
     bool *am;       /* per process: reached by message (am.c), not memory: on another node, or user memory
                        without cross-memory attach; base_of[r] is then NULL */
-    bool *am_dirty; /* per process: operations sent by message since its last flush (am.c) */
+    /* per process reached by message: operations sent to it, and of those, how many a flush (or
+     * unlock, or complete) has seen applied (am.c); counted so that threads sharing the window
+     * never take one's flush for another's */
+    _Atomic uint64_t *am_sent, *am_flushed;
+    _Atomic uint32_t am_seq; /* tags of the answers this process waits for, one per request */
     bool am_serving; /* some process reaches this one's memory by message: its progress serves them */
     bool spans_nodes; /* processes on several nodes: the fence is the communicator's barrier */
     struct cr_win_am *am_in; /* the target side of messages (am.c), while am_serving */
@@ -131,8 +135,10 @@ void cr_win_wait(bool (*ready)(void *), void *arg);
  * their message is sent (its data copied or delivered); gets and fetching operations wait for the
  * answer. */
 
-/* Where process r's displacement `off` (bytes) is, for a target reached by message: an address
- * no memory of this process has (offsets from the target's base travel, not addresses). */
+/* Where process r's displacement `off` (bytes) is, for a target reached by message: off plus this
+ * bias, a pointer never dereferenced here (the datatype code that lays out the target's runs
+ * works on pointers; the runs travel as offsets from the target's base, the bias taken off). It
+ * keeps that arithmetic away from the null pointer. */
 #define CR_WIN_AM_BIAS ((uintptr_t)1 << 46)
 
 /* A run of target memory: an offset from the target's base (an address, in dynamic windows). */
@@ -176,8 +182,9 @@ void cr_win_lock_release(cr_win *w, int rank, int type);
 
 /* ops.c: what the target's progress does with an accumulate, get_accumulate or
  * compare-and-swap sent by message: on this process's own memory at `runs` (packed order; n
- * bytes in all), under its exclusive accumulate word. `in`: the origin data (NULL for
+ * bytes in all), under its exclusive accumulate word, taken without waiting (CR_WIN_BUSY). `in`: the origin data (NULL for
  * MPI_NO_OP); `old`: gets the data as it was (NULL: no fetch); `compare`: compare-and-swap. */
+enum { CR_WIN_BUSY = -1 }; /* not an MPI error: the word is taken, try again in a later round */
 int cr_win_apply_accumulate(cr_win *w, const cr_win_run *runs, uint64_t nruns, uint64_t n, const void *in,
                             void *old, cr_op *op, cr_dtype *leaf, const void *compare);
 /* This process's address of a run's offset. */

@@ -57,7 +57,8 @@ static void win_release(cr_win *w)
     free(w->unit_of);
     free(w->direct);
     free(w->am);
-    free(w->am_dirty);
+    free((void *)w->am_sent);
+    free((void *)w->am_flushed);
     free(w->held);
     free(w->start_group);
     free(w->post_group);
@@ -80,12 +81,12 @@ static int node_leader(const cr_win *w)
 /* Maps the node segment of `bytes` bytes: created by the node's first process, attached by the
  * others of the node. `*reached`, true when this process reaches some other by message, becomes
  * true when any process does (then every one serves messages). */
-static int segment_map(cr_win *w, size_t bytes, bool *reached)
+static int segment_map(cr_win *w, size_t bytes, bool *reached, bool failed_here)
 {
     long pid_fd[2] = {0, -1};
     int fd = -1, leader = node_leader(w);
     w->seg_bytes = bytes;
-    int failed = 0, err;
+    int failed = failed_here, err;
     if (w->rank == leader) {
         if (cr_seg_create("courier-win", bytes, &fd, &w->seg) == 0) {
             /* before anyone else maps it: the fence's count of completed fences starts where
@@ -186,14 +187,15 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     w->unit_of = calloc((size_t)p, sizeof *w->unit_of);
     w->direct = calloc((size_t)p, sizeof *w->direct);
     w->am = calloc((size_t)p, sizeof *w->am);
-    w->am_dirty = calloc((size_t)p, sizeof *w->am_dirty);
+    w->am_sent = calloc((size_t)p, sizeof *w->am_sent);
+    w->am_flushed = calloc((size_t)p, sizeof *w->am_flushed);
     w->held = calloc((size_t)p, sizeof *w->held);
     w->start_group = calloc((size_t)p, sizeof *w->start_group);
     w->post_group = calloc((size_t)p, sizeof *w->post_group);
     w->posts_seen = calloc((size_t)p, sizeof *w->posts_seen);
     w->completes_seen = calloc((size_t)p, sizeof *w->completes_seen);
     MPI_Aint *all = calloc((size_t)p * 4, sizeof *all);
-    if (!w->base_of || !w->bytes_of || !w->unit_of || !w->direct || !w->am || !w->am_dirty || !w->held ||
+    if (!w->base_of || !w->bytes_of || !w->unit_of || !w->direct || !w->am || !w->am_sent || !w->am_flushed || !w->held ||
         !w->start_group || !w->post_group || !w->posts_seen || !w->completes_seen || !all) {
         free(all);
         win_release(w);
@@ -228,20 +230,25 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     size_t ctl_bytes = (sizeof(cr_win_fence) + (size_t)p * sizeof(cr_win_ctl) + 2 * pairs + 4095) & ~(size_t)4095;
     size_t at = ctl_bytes;
     size_t *offset = malloc((size_t)p * sizeof *offset);
-    bool too_big = false; /* every process finds the same, from the same sizes */
+    bool too_big = false; /* the processes of a node find the same, from the same sizes */
     for (int r = 0; offset && r < p; r++) {
         at = (at + align - 1) & ~(align - 1);
         offset[r] = at;
         size_t part = alloc && !w->am[r] ? (size_t)all[4 * r] : 0;
         too_big |= __builtin_add_overflow(at, part, &at) || at > (size_t)1 << 56;
     }
-    if (too_big)
-        err = cr_err(MPI_ERR_NO_MEM, "the window's processes ask for more memory than can be mapped");
-    if (!offset || err || (err = segment_map(w, at > ctl_bytes ? at : ctl_bytes, &reached))) {
+    /* Every process takes part in the segment's collectives, a failing one too, so that all
+     * fail together. */
+    bool failed_here = !offset || too_big;
+    err = segment_map(w, failed_here || at < ctl_bytes ? ctl_bytes : at, &reached, failed_here);
+    if (failed_here)
+        err = too_big ? cr_err(MPI_ERR_NO_MEM, "the window's processes ask for more memory than can be mapped")
+                      : cr_err(MPI_ERR_NO_MEM, "out of memory for a window");
+    if (err) {
         free(offset);
         free(all);
         win_release(w);
-        return err ? err : cr_err(MPI_ERR_NO_MEM, "out of memory for a window");
+        return err;
     }
     w->fence = w->seg;
     w->ctl = (cr_win_ctl *)(w->fence + 1);

@@ -158,11 +158,10 @@ def case(fn):
 
 # Every other MPI test program (test/mpi/*/testlist) runs once across the three hosts, at the
 # largest of its listed process counts up to 9 (the first listed line's arguments, default
-# settings), except where the program itself assumes one node: one-sided windows (not across
-# nodes yet: ROADMAP; threads/objects makes some), the tests of node-local machinery (the node
+# settings), except where the program itself assumes one node: the tests of node-local machinery (the node
 # collectives, cross-memory attach, the algorithm counters), and comm/split, which expects
 # MPI_Comm_split_type(SHARED) to give the whole world (coll/node_comms checks it across nodes).
-ONE_NODE_ONLY = {"rma/*", "threads/objects", "env/mpit_pvar", "env/pmi_cloexec", "comm/split_type", "comm/split",
+ONE_NODE_ONLY = {"env/mpit_pvar", "env/pmi_cloexec", "comm/split_type", "comm/split",
                  "pt2pt/cma_refused", "coll/node", "coll/node_blocks", "coll/node_large", "coll/node_nonblocking",
                  "coll/node_scan"}
 
