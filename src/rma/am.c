@@ -102,12 +102,16 @@ static am_hdr *message(uint32_t kind, const cr_win_run *runs, uint64_t nruns, ui
     return h;
 }
 
-/* Sends a request (and frees it); with `tag`, one that is answered, on the tag set there. */
+static int new_tag(cr_win *w)
+{
+    return TAG_ANSWER + (int)(atomic_fetch_add_explicit(&w->am_seq, 1, memory_order_relaxed) % ANSWER_TAGS);
+}
+
+/* Sends a request (and frees it); with `tag`, one that is answered, on a new tag set there. */
 static int send_request(cr_win *w, int target, am_hdr *h, int *tag)
 {
     if (tag)
-        h->answer = *tag = TAG_ANSWER + (int)(atomic_fetch_add_explicit(&w->am_seq, 1, memory_order_relaxed) %
-                                              ANSWER_TAGS);
+        h->answer = *tag = new_tag(w);
     size_t total = sizeof *h + h->nruns * sizeof(cr_win_run) + h->bytes;
     int err = cr_pt2pt_send(h, (MPI_Count)total, bytes_type(), target, TAG_REQUEST, w->comm, w->comm->ctx,
                             CR_MODE_STANDARD);
@@ -118,6 +122,50 @@ static int send_request(cr_win *w, int target, am_hdr *h, int *tag)
 static int answer(cr_win *w, int target, int tag, void *buf, uint64_t bytes)
 {
     return cr_pt2pt_recv(buf, (MPI_Count)bytes, bytes_type(), target, tag, w->comm, w->comm->ctx, NULL);
+}
+
+/* The answer of a get or a fetching operation, on `tag`, received straight into the caller's
+ * buffer (its datatype unpacks it) whenever it comes: the call returns at once, and the next
+ * synchronisation towards that target waits for it (cr_win_am_answers). */
+static int expect_answer(cr_win *w, int target, int tag, void *buf, MPI_Count count, cr_dtype *dt)
+{
+    if (w->am_nwaiting == w->am_cap_waiting) {
+        int cap = w->am_cap_waiting ? 2 * w->am_cap_waiting : 16;
+        cr_win_answer *grown = realloc(w->am_waiting, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return cr_err(MPI_ERR_NO_MEM, "out of memory for the answers a window waits for");
+        w->am_waiting = grown;
+        w->am_cap_waiting = cap;
+    }
+    cr_request *r = cr_request_new(CR_REQ_RECV, &cr_pt2pt_request_ops);
+    if (!r)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a request");
+    cr_pt2pt_prepare(r, CR_REQ_RECV, buf, count, dt, target, tag, w->comm, w->comm->ctx, CR_MODE_STANDARD);
+    cr_pt2pt_hold_comm(r); /* and a derived datatype the caller may free before the answer comes */
+    int err = cr_pt2pt_recv_post(r);
+    if (err) {
+        cr_request_release(r);
+        return err;
+    }
+    w->am_waiting[w->am_nwaiting++] = (cr_win_answer){r, target};
+    return MPI_SUCCESS;
+}
+
+int cr_win_am_answers(cr_win *w, int target)
+{
+    int err = MPI_SUCCESS, k = 0;
+    for (int i = 0; i < w->am_nwaiting; i++) {
+        cr_win_answer a = w->am_waiting[i];
+        if (target >= 0 && a.target != target) {
+            w->am_waiting[k++] = a;
+            continue;
+        }
+        cr_progress_wait(&a.r->done);
+        err = err ? err : a.r->status.MPI_ERROR;
+        cr_request_release(a.r);
+    }
+    w->am_nwaiting = k;
+    return err;
 }
 
 /* A request that carries only its header; with `tag`, answered there (the caller waits). */
@@ -160,11 +208,6 @@ static bool unflushed(cr_win *w, int target, uint64_t *upto)
     return atomic_load_explicit(&w->am_flushed[target], memory_order_relaxed) < *upto;
 }
 
-static int no_memory(uint64_t n, const char *what)
-{
-    return cr_err(MPI_ERR_NO_MEM, "out of memory for %llu bytes of a %s", (unsigned long long)n, what);
-}
-
 /* A request of `kind` for (tcount, tdt) at `at` with room for `bytes` of data (*data); NULL
  * with *err set, or with MPI_SUCCESS when there is nothing to move. */
 static am_hdr *data_request(cr_win *w, uint32_t kind, char *at, MPI_Count tcount, cr_dtype *tdt, uint64_t bytes,
@@ -205,20 +248,15 @@ int cr_win_am_get(cr_win *w, int target, char *at, void *obuf, MPI_Count ocount,
                   cr_dtype *tdt)
 {
     int err;
-    uint64_t n = (uint64_t)tcount * tdt->size;
     am_hdr *h = data_request(w, AM_GET, at, tcount, tdt, 0, NULL, &err);
     if (!h)
         return err;
-    char *got = malloc(n);
-    if (!got) {
+    int tag = h->answer = new_tag(w);
+    if ((err = expect_answer(w, target, tag, obuf, ocount, odt))) {
         free(h);
-        return no_memory(n, "get");
+        return err;
     }
-    int tag;
-    if (!(err = send_request(w, target, h, &tag)) && !(err = answer(w, target, tag, got, n)))
-        cr_dt_unpack(obuf, ocount, odt, 0, got, n);
-    free(got);
-    return err;
+    return send_request(w, target, h, NULL);
 }
 
 int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_Count ocount, cr_dtype *odt,
@@ -232,11 +270,6 @@ int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_
     am_hdr *h = data_request(w, AM_ACC, at, tcount, tdt, data ? (compare ? 2 * n : n) : 0, &payload, &err);
     if (!h)
         return err;
-    char *old = rdt ? malloc(n) : NULL;
-    if (rdt && !old) {
-        free(h);
-        return no_memory(n, "one-sided accumulate");
-    }
     h->flags = (rdt ? AM_FETCH : 0) | (data ? 0 : AM_NO_DATA) | (compare ? AM_CAS : 0);
     h->op = op ? (uint64_t)op->obj.handle : 0;
     h->leaf = (uint64_t)((const cr_dtype *)tdt->leaf)->obj.handle;
@@ -244,14 +277,14 @@ int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_
         cr_dt_pack(obuf, ocount, odt, 0, payload, n);
     if (compare)
         memcpy(payload + n, compare, n);
-    int tag;
-    if (!(err = send_request(w, target, h, rdt ? &tag : NULL))) {
-        note_sent(w, target);
-        if (rdt && !(err = answer(w, target, tag, old, n)))
-            cr_dt_unpack(rbuf, rcount, rdt, 0, old, n);
+    if (rdt && (err = expect_answer(w, target, h->answer = new_tag(w), rbuf, rcount, rdt))) {
+        free(h);
+        return err;
     }
-    free(old);
-    return err;
+    if ((err = send_request(w, target, h, NULL)))
+        return err;
+    note_sent(w, target);
+    return MPI_SUCCESS;
 }
 
 int cr_win_am_lock(cr_win *w, int target, int type, bool try, bool *granted)
@@ -267,7 +300,8 @@ int cr_win_am_unlock(cr_win *w, int target, int type)
     unsigned char none;
     uint64_t upto;
     unflushed(w, target, &upto);
-    int err = control(w, target, AM_UNLOCK, 0, type, &none, 0);
+    int err = cr_win_am_answers(w, target);
+    err = err ? err : control(w, target, AM_UNLOCK, 0, type, &none, 0);
     if (!err) /* answered after the operations before it */
         note_flushed(w, target, upto);
     return err;
@@ -277,9 +311,10 @@ int cr_win_am_flush(cr_win *w, int target)
 {
     unsigned char none;
     uint64_t upto;
-    if (!unflushed(w, target, &upto))
-        return MPI_SUCCESS;
-    int err = control(w, target, AM_FLUSH, 0, 0, &none, 0);
+    int err = cr_win_am_answers(w, target);
+    if (err || !unflushed(w, target, &upto))
+        return err;
+    err = control(w, target, AM_FLUSH, 0, 0, &none, 0);
     if (!err)
         note_flushed(w, target, upto);
     return err;
@@ -289,7 +324,7 @@ int cr_win_am_flush_all(cr_win *w)
 {
     /* Every flush goes out before the first answer is awaited: one round trip in all. Each
      * answer is awaited once its flush is out, even after an error, so none is left behind. */
-    int *tag = NULL, err = MPI_SUCCESS;
+    int *tag = NULL, err = cr_win_am_answers(w, -1);
     uint64_t *upto = NULL;
     for (int r = 0; r < w->size && !err; r++) {
         uint64_t u;

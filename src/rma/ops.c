@@ -618,8 +618,11 @@ int cr_win_apply_accumulate(cr_win *w, const cr_win_run *runs, uint64_t nruns, u
 static const cr_request_ops done_ops = {NULL, NULL, NULL};
 
 /* The operation has completed already: its request is complete from the start. */
-static int completed(int err, MPI_Request *request)
+static int completed(int err, cr_win *w, int target, MPI_Request *request)
 {
+    /* a target reached by message answers later: its answer is in before the request says so */
+    if (!err && target >= 0 && target < w->size && w->am[target])
+        err = cr_win_am_answers(w, target);
     if (err)
         return err;
     cr_request *r = cr_request_new(CR_REQ_OTHER, &done_ops);
@@ -637,7 +640,7 @@ int cr_mpi_rput(const void *origin_addr, MPI_Count origin_count, cr_dtype *origi
 {
     return completed(put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                          target_datatype, win),
-                     request);
+                     win, target_rank, request);
 }
 
 int cr_mpi_rget(void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datatype, int target_rank,
@@ -646,7 +649,7 @@ int cr_mpi_rget(void *origin_addr, MPI_Count origin_count, cr_dtype *origin_data
 {
     return completed(get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                          target_datatype, win),
-                     request);
+                     win, target_rank, request);
 }
 
 int cr_mpi_raccumulate(const void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datatype, int target_rank,
@@ -655,7 +658,7 @@ int cr_mpi_raccumulate(const void *origin_addr, MPI_Count origin_count, cr_dtype
 {
     return completed(accumulate(origin_addr, origin_count, origin_datatype, NULL, 0, NULL, target_rank, target_disp,
                                 target_count, target_datatype, op, win),
-                     request);
+                     win, target_rank, request);
 }
 
 int cr_mpi_rget_accumulate(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
@@ -666,5 +669,5 @@ int cr_mpi_rget_accumulate(const void *origin_addr, MPI_Count origin_count, MPI_
     return completed(cr_mpi_get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count,
                                            result_datatype, target_rank, target_disp, target_count, target_datatype,
                                            op, win),
-                     request);
+                     win, target_rank, request);
 }

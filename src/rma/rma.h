@@ -76,6 +76,8 @@ typedef struct cr_win {
      * never take one's flush for another's */
     _Atomic uint64_t *am_sent, *am_flushed;
     _Atomic uint32_t am_seq; /* tags of the answers this process waits for, one per request */
+    struct cr_win_answer *am_waiting; /* answers of gets and fetching operations on their way */
+    int am_nwaiting, am_cap_waiting;
     bool am_serving; /* some process reaches this one's memory by message: its progress serves them */
     bool spans_nodes; /* processes on several nodes: the fence is the communicator's barrier */
     struct cr_win_am *am_in; /* the target side of messages (am.c), while am_serving */
@@ -132,8 +134,9 @@ void cr_win_wait(bool (*ready)(void *), void *arg);
  * node (its accumulate words, its lock word) stays so. Requests from one origin are applied in
  * the order they were sent; so a flush, an unlock or a complete, answered (or counted) after the
  * operations before it, finds them applied. Puts and accumulates complete at the origin when
- * their message is sent (its data copied or delivered); gets and fetching operations wait for the
- * answer. */
+ * their message is sent (its data copied or delivered); gets and fetching operations return
+ * once their request is sent, their answer received straight into the caller's buffer by the
+ * next synchronisation towards that target (or at once, for the request forms). */
 
 /* Where process r's displacement `off` (bytes) is, for a target reached by message: off plus this
  * bias, a pointer never dereferenced here (the datatype code that lays out the target's runs
@@ -154,6 +157,12 @@ static inline void cr_win_am_serve(const cr_win *w)
     if (w->am_serving)
         cr_progress();
 }
+/* An answer on its way: a receive into the caller's buffer (am.c). */
+typedef struct cr_win_answer {
+    struct cr_request *r;
+    int target;
+} cr_win_answer;
+
 int cr_win_am_open(cr_win *w);  /* collective: after the window's parts are known */
 void cr_win_am_close(cr_win *w); /* after the barrier of MPI_Win_free */
 int cr_win_am_put(cr_win *w, int target, char *at, const void *obuf, MPI_Count ocount, cr_dtype *odt,
@@ -169,7 +178,11 @@ int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_
  * false when it is not free), released after the operations before it. */
 int cr_win_am_lock(cr_win *w, int target, int type, bool try, bool *granted);
 int cr_win_am_unlock(cr_win *w, int target, int type);
-/* Every operation sent to `target` (all: every target reached by message) is applied. */
+/* Waits for the answers of gets and fetching operations towards `target` (-1: all), which
+ * return before their answer comes: their buffers are filled (local completion). */
+int cr_win_am_answers(cr_win *w, int target);
+/* Every operation sent to `target` (all: every target reached by message) is applied, and its
+ * answers are in. */
 int cr_win_am_flush(cr_win *w, int target);
 int cr_win_am_flush_all(cr_win *w);
 /* General active target: counts a post at `origin`, or a complete at `target`, by message. */

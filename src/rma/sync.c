@@ -326,8 +326,8 @@ static int flush(cr_win *win, int rank, bool remote)
     cr_win_am_serve(win);
     if (!err)
         release_fence();
-    if (!err && remote && rank != MPI_PROC_NULL && win->am[rank])
-        err = cr_win_am_flush(win, rank);
+    if (!err && rank != MPI_PROC_NULL && win->am[rank])
+        err = remote ? cr_win_am_flush(win, rank) : cr_win_am_answers(win, rank);
     return err;
 }
 
@@ -341,7 +341,7 @@ static int flush_all(cr_win *win, bool remote)
                                         "MPI_Win_lock_all");
     cr_win_am_serve(win);
     release_fence();
-    return remote ? cr_win_am_flush_all(win) : MPI_SUCCESS;
+    return remote ? cr_win_am_flush_all(win) : cr_win_am_answers(win, -1);
 }
 
 int cr_mpi_win_flush(int rank, cr_win *win)
@@ -462,7 +462,7 @@ int cr_mpi_win_complete(cr_win *win)
     win->start_open = false;
     memory_fence();
     size_t p = (size_t)win->size, me = (size_t)win->rank;
-    int err = MPI_SUCCESS;
+    int err = cr_win_am_answers(win, -1); /* the epoch's gets are in */
     for (int i = 0; i < win->nstart && !err; i++) {
         int t = win->start_group[i];
         if (win->am[t]) /* counted there after the operations before it */

@@ -57,6 +57,7 @@ static void win_release(cr_win *w)
     free(w->unit_of);
     free(w->direct);
     free(w->am);
+    free(w->am_waiting);
     free((void *)w->am_sent);
     free((void *)w->am_flushed);
     free(w->held);
@@ -364,6 +365,8 @@ int cr_mpi_win_free(MPI_Win *h)
             return cr_err(MPI_ERR_RMA_SYNC, "this process still holds a lock on process %d: unlock before MPI_Win_free",
                           r);
     int err = cr_attr_clear(CR_KIND_WIN, &w->attrs, w->eo.obj.handle);
+    if (!err) /* none are left once the epochs are closed, but a request form's may be */
+        err = cr_win_am_answers(w, -1);
     if (err)
         return err;
     /* Every process is done with every other's memory before any of it goes. */
