@@ -146,6 +146,15 @@ int cr_coll_node_prepare(cr_comm *comm);
 void cr_coll_node_end_turn(cr_sched *s);
 /* Unmaps a communicator's own areas (when it is released). */
 void cr_coll_node_release(cr_comm *comm);
+
+/* Collectives on communicators that span nodes, in two tiers (tiers.c): the processes of each
+ * node, then one leader per node. Usable on a whole intracommunicator (not a subset) whose
+ * nodes are several and not all of one process, for a commutative operation (op NULL: none). */
+typedef struct cr_coll_tiers cr_coll_tiers;
+bool cr_coll_tiers_usable(cr_sched *s, const cr_op *op);
+void cr_coll_tiers_release(cr_comm *comm);
+/* In place, as the other allreduce algorithms. */
+void cr_coll_allreduce_tiers(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
 /* The first process to get here runs `init` on a zeroed area; the others wait until it has. */
 void cr_coll_node_once(_Atomic uint32_t *ready, void (*init)(void *), void *arg);
 /* Whether a counter has reached `at_least`, across its 32-bit wrap-around: the two are never

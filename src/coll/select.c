@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "cr_impl.h"
 
-static int64_t barrier_alg, bcast_alg, bcast_large, reduce_alg, reduce_large, allreduce_alg, allreduce_large, allgather_alg,
+static int64_t allreduce_tiers_max, barrier_alg, bcast_alg, bcast_large, reduce_alg, reduce_large, allreduce_alg, allreduce_large, allgather_alg,
     allgather_large, node_large, node_reduce_shared, gather_alg, scatter_alg;
 CR_TUNABLE_EX(barrier_alg, COURIER_COLL_BARRIER, CR_TUNE_CHOICE, "auto", "auto|dissemination|node", 0, 2,
               "MPI_Barrier algorithm (node: flags in shared memory, for communicators of a job on one node)");
@@ -31,8 +31,12 @@ CR_TUNABLE_EX(node_reduce_shared, COURIER_COLL_NODE_REDUCE_SHARED, CR_TUNE_SIZE,
 CR_TUNABLE_EX(reduce_large, COURIER_COLL_REDUCE_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Reduce uses reduce-scatter + gather instead of a binomial tree");
 CR_TUNABLE_EX(allreduce_alg, COURIER_COLL_ALLREDUCE, CR_TUNE_CHOICE, "auto",
-              "auto|recursive_doubling|rabenseifner|node", 0, 3,
-              "MPI_Allreduce algorithm (rabenseifner needs a commutative operation; node as for MPI_Reduce)");
+              "auto|recursive_doubling|rabenseifner|node|tiers", 0, 4,
+              "MPI_Allreduce algorithm (rabenseifner needs a commutative operation; node as for MPI_Reduce; tiers, for "
+              "communicators that span nodes and a commutative operation: each node's processes, then one leader per node)");
+CR_TUNABLE_EX(allreduce_tiers_max, COURIER_COLL_ALLREDUCE_TIERS_MAX, CR_TUNE_SIZE, "2K", NULL, 0, INT64_MAX,
+              "bytes below which MPI_Allreduce on a communicator that spans nodes runs in tiers (within nodes, then one "
+              "leader per node across them: one network message per node and step instead of one per process)");
 CR_TUNABLE_EX(allreduce_large, COURIER_COLL_ALLREDUCE_LARGE, CR_TUNE_SIZE, "32K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Allreduce uses reduce-scatter + allgather instead of recursive doubling");
 CR_TUNABLE_EX(allgather_alg, COURIER_COLL_ALLGATHER, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|bruck|ring|node",
@@ -63,6 +67,7 @@ RAN(ran_allreduce_recursive_doubling, "coll.allreduce.recursive_doubling",
 RAN(ran_allreduce_rabenseifner, "coll.allreduce.rabenseifner",
     "MPI_Allreduce calls (and reductions built on it) run by reduce-scatter + allgather");
 RAN(ran_allreduce_node, "coll.allreduce.node", "MPI_Allreduce calls run through shared memory");
+RAN(ran_allreduce_tiers, "coll.allreduce.tiers", "MPI_Allreduce calls run in two tiers: within nodes, then across them");
 RAN(ran_gather_binomial, "coll.gather.binomial", "MPI_Gather calls run by a binomial tree");
 RAN(ran_gather_node, "coll.gather.node", "MPI_Gather calls staged through shared memory");
 RAN(ran_scatter_binomial, "coll.scatter.binomial", "MPI_Scatter calls run by a binomial tree");
@@ -270,7 +275,12 @@ void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype
         cr_coll_node_large_allreduce(s, rbuf, rbuf, count, dt, op);
         return;
     }
-    if (alg == 0 || alg == 3)
+    if ((alg == 4 || (alg == 0 && bytes < (uint64_t)allreduce_tiers_max)) && cr_coll_tiers_usable(s, op)) {
+        ran_allreduce_tiers++;
+        cr_coll_allreduce_tiers(s, rbuf, count, dt, op);
+        return;
+    }
+    if (alg == 0 || alg == 3 || alg == 4)
         alg = rab_ok && bytes >= (uint64_t)allreduce_large ? 2 : 1;
     if (alg == 2 && rab_ok) {
         ran_allreduce_rabenseifner++;

@@ -50,6 +50,7 @@ typedef struct cr_comm {
     uint32_t coll_tag;          /* collective sequence, advanced identically on every member */
     uint32_t coll_blocking;     /* blocking collectives called, until the node component sets up */
     struct cr_coll_node *coll_node; /* the node component's state for it (src/coll/node.h), or NULL */
+    struct cr_coll_tiers *coll_tiers; /* its processes by node, when it spans nodes (src/coll/tiers.c), or NULL */
     struct cr_bsend_buf *bsend; /* buffer attached with MPI_Comm_attach_buffer, or NULL */
     struct cr_topo *topo;       /* its process topology (topo.h), or NULL */
     bool inter;                 /* an intercommunicator */

@@ -471,6 +471,7 @@ void cr_comm_release(cr_comm *c)
         cr_comm_release(c->local);
     cr_topo_free(c->topo);
     cr_coll_node_release(c);
+    cr_coll_tiers_release(c);
     cr_obj_free(c);
 }
 

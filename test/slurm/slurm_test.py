@@ -148,6 +148,9 @@ def dies_in_collective(plugin):
         with slurm_lab.SlurmLab() as lab:
             before = courier_shm()
             opts, e = in_blocks(6)
+            # (an allreduce in tiers would leave rank 5 talking to its node's leader only, through
+            # shared memory, where the node's watch names it: rank 5 must have TCP peers here)
+            e = dict(e or {}, COURIER_COLL_ALLREDUCE="recursive_doubling")
             p = lab.srun([*opts, f"--mpi={plugin}", ARGS.prog, "coll", "allreduce", "5", "300"], timeout=60, env=e)
             check(p.returncode != 0, describe(p))
             check(p.elapsed < 20, "the job did not end promptly: " + describe(p))
