@@ -16,9 +16,11 @@ median (above 1: Courier is better; for latency the peer's time over Courier's),
 Courier's median against the sockets' (1: at the limit).
 
 usage: bench/across_hosts.py [--courier BUILD/bin] [--baseline OTHER_BUILD/bin] [--rounds N]
-                             [--peers mpich,openmpi]
+                             [--peers mpich,openmpi] [--rma]
 (--baseline adds another Courier build, say the commit before a change, as one more column in
-every round.)
+every round. --rma measures one-sided communication instead, bench/rma.c with its origin on h1
+and its target on h2: put and get latency and bandwidth under lock_all + flush, fetch-and-op,
+fence; there is no sockets column then.)
 """
 
 import argparse
@@ -37,6 +39,9 @@ import netns_test  # noqa: E402
 
 ROWS = [("latency", 8, "us"), ("latency", 1024, "us"), ("latency", 65536, "us"), ("bandwidth", 1 << 20, "MB/s"),
         ("bandwidth", 16 << 20, "MB/s")]
+RMA_ROWS = [("rma_put_lockall", 8, "us"), ("rma_get_lockall", 8, "us"), ("rma_put_lockall", 1 << 20, "MB/s"),
+            ("rma_get_lockall", 1 << 20, "MB/s"), ("rma_put_lock", 8, "us"), ("rma_acc_lockall", 1 << 20, "MB/s"),
+            ("rma_fetch_and_op", 8, "Mops/s"), ("rma_fence", 0, "us")]
 
 
 class Across:
@@ -77,7 +82,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--peers", default="mpich,openmpi")
     ap.add_argument("--baseline", help="another Courier build's bin/, run beside it in every round")
+    ap.add_argument("--rma", action="store_true", help="one-sided communication (bench/rma.c) instead")
     args = ap.parse_args()
+    benches = (("rma", "1048576 0.05"),) if args.rma else (("latency", str(64 << 10)), ("bandwidth", str(16 << 20)))
+    rows = RMA_ROWS if args.rma else ROWS
     if os.geteuid() != 0:
         sys.exit("needs root (network namespaces)")
     work = tempfile.mkdtemp(prefix="cr-hosts-bench-")
@@ -92,7 +100,7 @@ def main():
     exes = {"limit": os.path.join(work, "tcp_limit")}
     subprocess.run(["cc", "-O2", "-o", exes["limit"], os.path.join(HERE, "tcp_limit.c")], check=True)
     for key, _, mpi in impls:
-        for b in ("latency", "bandwidth"):
+        for b, _ in benches:
             exes[key, b] = os.path.join(work, f"{key}-{b}")
             subprocess.run([mpi.mpicc(), "-O2", "-o", exes[key, b], os.path.join(HERE, f"{b}.c")], check=True,
                            env=mpi.env, cwd=HERE)
@@ -116,17 +124,18 @@ def main():
                 env.update(UCX_TLS="self,tcp", UCX_NET_DEVICES="eth0")
             runners.append((key, name, Across(key, name, lab, launch, env)))
         for r in range(args.rounds):
-            for (bench, _np, size), (value, unit) in tcp_limit(lab, exes["limit"]).items():
+            for (bench, _np, size), (value, unit) in ({} if args.rma else tcp_limit(lab, exes["limit"])).items():
                 figures.setdefault(("limit", bench, size), []).append(value)
             for key, name, impl in runners:
-                for b, arg in (("latency", str(64 << 10)), ("bandwidth", str(16 << 20))):
-                    for (bench, _np, size), (value, unit) in compare.run(impl, 2, exes[key, b], arg, timeout=300).items():
+                for b, arg in benches:
+                    for (bench, _np, size), (value, unit) in compare.run(impl, 2, exes[key, b], *arg.split(),
+                                                                        timeout=300).items():
                         figures.setdefault((key, bench, size), []).append(value)
             print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
     names = [name for _, name, _ in runners]
     print(f"Across two hosts (network namespaces, TCP over veth): median of {args.rounds} interleaved rounds [min-max]")
     print(f"{'row':<18}" + "".join(f"{n:>26}" for n in names + ["TCP limit"]) + f"{'vs best peer':>14}{'of limit':>10}")
-    for bench, size, unit in ROWS:
+    for bench, size, unit in rows:
         cells, med = [], {}
         for key, name, _ in runners:
             v = figures.get((key, bench, size))

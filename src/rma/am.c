@@ -20,7 +20,13 @@
 enum { TAG_REQUEST = 1, TAG_ANSWER = 2, ANSWER_TAGS = 1 << 24 };
 
 enum am_kind { AM_PUT = 1, AM_GET, AM_ACC, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_POST, AM_COMPLETE };
-enum { AM_FETCH = 1, AM_NO_DATA = 2, AM_CAS = 4, AM_TRY = 8 };
+enum { AM_FETCH = 1, AM_NO_DATA = 2, AM_CAS = 4, AM_TRY = 8, AM_SEPARATE = 16 };
+
+/* A put of this many bytes or more sends its data as a message of its own, straight from the
+ * caller's buffer with the caller's datatype, on the tag its request names; the target receives
+ * it straight into the window when the target data is one run. Below, the data rides in the
+ * request (one message, one copy each side). */
+enum { SEPARATE_MIN = 32 << 10 };
 
 /* A request: this header, `nruns` runs of target memory, then `bytes` of data (the origin's
  * packed data; for compare-and-swap the origin element then the compare element). 16-byte
@@ -124,11 +130,17 @@ static int answer(cr_win *w, int target, int tag, void *buf, uint64_t bytes)
     return cr_pt2pt_recv(buf, (MPI_Count)bytes, bytes_type(), target, tag, w->comm, w->comm->ctx, NULL);
 }
 
+static void note_flushed(cr_win *w, int target, uint64_t upto);
+
 /* The answer of a get or a fetching operation, on `tag`, received straight into the caller's
  * buffer (its datatype unpacks it) whenever it comes: the call returns at once, and the next
- * synchronisation towards that target waits for it (cr_win_am_answers). */
+ * synchronisation towards that target waits for it (cr_win_am_answers). The target applies
+ * requests in order, so when the answer is in, so are the operations sent to it before this
+ * one: a flush after it has nothing left to ask (fetching operations are not counted in
+ * am_sent, their answer says they are applied). */
 static int expect_answer(cr_win *w, int target, int tag, void *buf, MPI_Count count, cr_dtype *dt)
 {
+    uint64_t upto = atomic_load_explicit(&w->am_sent[target], memory_order_acquire);
     if (w->am_nwaiting == w->am_cap_waiting) {
         int cap = w->am_cap_waiting ? 2 * w->am_cap_waiting : 16;
         cr_win_answer *grown = realloc(w->am_waiting, (size_t)cap * sizeof *grown);
@@ -147,7 +159,7 @@ static int expect_answer(cr_win *w, int target, int tag, void *buf, MPI_Count co
         cr_request_release(r);
         return err;
     }
-    w->am_waiting[w->am_nwaiting++] = (cr_win_answer){r, target};
+    w->am_waiting[w->am_nwaiting++] = (cr_win_answer){r, target, upto};
     return MPI_SUCCESS;
 }
 
@@ -161,6 +173,8 @@ int cr_win_am_answers(cr_win *w, int target)
             continue;
         }
         cr_progress_wait(&a.r->done);
+        if (!a.r->status.MPI_ERROR)
+            note_flushed(w, a.target, a.upto);
         err = err ? err : a.r->status.MPI_ERROR;
         cr_request_release(a.r);
     }
@@ -234,11 +248,19 @@ int cr_win_am_put(cr_win *w, int target, char *at, const void *obuf, MPI_Count o
     int err;
     char *data;
     uint64_t n = (uint64_t)tcount * tdt->size;
-    am_hdr *h = data_request(w, AM_PUT, at, tcount, tdt, n, &data, &err);
+    bool separate = n >= SEPARATE_MIN;
+    am_hdr *h = data_request(w, AM_PUT, at, tcount, tdt, separate ? 0 : n, &data, &err);
     if (!h)
         return err;
-    cr_dt_pack(obuf, ocount, odt, 0, data, n);
-    if ((err = send_request(w, target, h, NULL)))
+    int tag = 0;
+    if (separate) {
+        h->flags = AM_SEPARATE;
+        tag = h->answer = new_tag(w); /* the data's tag */
+    } else {
+        cr_dt_pack(obuf, ocount, odt, 0, data, n);
+    }
+    if ((err = send_request(w, target, h, NULL)) ||
+        (separate && (err = cr_pt2pt_send(obuf, ocount, odt, target, tag, w->comm, w->comm->ctx, CR_MODE_STANDARD))))
         return err;
     note_sent(w, target);
     return MPI_SUCCESS;
@@ -283,7 +305,8 @@ int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_
     }
     if ((err = send_request(w, target, h, NULL)))
         return err;
-    note_sent(w, target);
+    if (!rdt) /* (a fetching one is known applied when its answer is in) */
+        note_sent(w, target);
     return MPI_SUCCESS;
 }
 
@@ -387,6 +410,9 @@ typedef struct cr_win_am {
     struct cr_win_am *next; /* the windows this process serves */
     cr_request in;          /* the request being received, when receiving */
     bool receiving;
+    bool data_posted;       /* and, for a put with its data apart, the receive of that data */
+    cr_request data;
+    char *data_tmp;         /* where it lands when the target data is several runs */
     int in_src;
     am_hdr *in_buf;
     am_out *out;
@@ -477,16 +503,41 @@ static void runs_copy(cr_win *w, const cr_win_run *runs, uint64_t nruns, char *p
     }
 }
 
-/* Applies one request from `origin` (its answer, if any, goes back on the tag it names); false
- * when it cannot be applied yet (an accumulate whose word is taken): it stays first in line. */
-static bool apply(cr_win_am *a, int origin, am_hdr *h)
+enum { APPLIED, BUSY, DATA_POSTED };
+
+/* The receive of a put's data sent apart (AM_SEPARATE): into the window when it is one run. */
+static void post_data(cr_win_am *a, int origin, const am_hdr *h, const cr_win_run *runs)
+{
+    cr_win *w = a->w;
+    uint64_t n = h->target_bytes;
+    char *to = h->nruns == 1 ? cr_win_run_at(w, runs[0].off) : (a->data_tmp = malloc(n));
+    if (!to)
+        cr_runtime_abort(NULL, MPI_ERR_NO_MEM, "out of memory for the data of a one-sided put");
+    memset(&a->data, 0, sizeof a->data);
+    cr_pt2pt_prepare(&a->data, CR_REQ_RECV, to, (MPI_Count)n, bytes_type(), origin, h->answer, w->comm, w->comm->ctx,
+                     CR_MODE_STANDARD);
+    if (cr_pt2pt_recv_post(&a->data) != MPI_SUCCESS)
+        cr_runtime_abort(NULL, MPI_ERR_INTERN, "cannot receive the data of a one-sided put");
+    a->data_posted = true;
+}
+
+/* Applies one request from `origin` (its answer, if any, goes back on the tag it names): BUSY
+ * when it cannot be applied yet (an accumulate whose word is taken; it stays first in line),
+ * DATA_POSTED when a put's data, sent apart, is still to come. */
+static int apply(cr_win_am *a, int origin, am_hdr *h)
 {
     cr_win *w = a->w;
     const cr_win_run *runs = (const cr_win_run *)(h + 1);
     char *data = (char *)(runs + h->nruns);
     uint64_t n = h->target_bytes;
     switch (h->kind) {
-    case AM_PUT: runs_copy(w, runs, h->nruns, data, true); break;
+    case AM_PUT:
+        if (h->flags & AM_SEPARATE) {
+            post_data(a, origin, h, runs);
+            return DATA_POSTED;
+        }
+        runs_copy(w, runs, h->nruns, data, true);
+        break;
     case AM_GET: {
         am_out *o = out_new(n);
         runs_copy(w, runs, h->nruns, o->data, false);
@@ -501,7 +552,7 @@ static bool apply(cr_win_am *a, int origin, am_hdr *h)
                                           o ? o->data : NULL, op, leaf, h->flags & AM_CAS ? data + n : NULL);
         if (err == CR_WIN_BUSY) {
             free(o);
-            return false;
+            return BUSY;
         }
         if (err)
             cr_runtime_abort(NULL, err, "a one-sided accumulate sent by message could not be applied");
@@ -538,7 +589,7 @@ static bool apply(cr_win_am *a, int origin, am_hdr *h)
         break;
     default: cr_runtime_abort(NULL, MPI_ERR_INTERN, "a one-sided message of an unknown kind arrived");
     }
-    return true;
+    return APPLIED;
 }
 
 /* Applies what has arrived for one window, one request at a time (in order: a request being
@@ -564,8 +615,20 @@ static int serve(cr_win_am *a)
                 break;
             if (a->in.status.MPI_ERROR)
                 cr_runtime_abort(NULL, a->in.status.MPI_ERROR, "a one-sided message could not be received");
-            if (!apply(a, a->in_src, a->in_buf))
+            if (!a->data_posted && apply(a, a->in_src, a->in_buf) == BUSY)
                 break; /* again in the next round, before anything behind it */
+            if (a->data_posted) { /* a put whose data comes apart: applied once it is in */
+                if (!a->data.done)
+                    break;
+                if (a->data.status.MPI_ERROR)
+                    cr_runtime_abort(NULL, a->data.status.MPI_ERROR, "the data of a one-sided put could not be "
+                                                                     "received");
+                if (a->data_tmp)
+                    runs_copy(w, (const cr_win_run *)(a->in_buf + 1), a->in_buf->nruns, a->data_tmp, true);
+                free(a->data_tmp);
+                a->data_tmp = NULL;
+                a->data_posted = false;
+            }
             a->receiving = false;
             free(a->in_buf);
             a->in_buf = NULL;

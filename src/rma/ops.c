@@ -585,6 +585,14 @@ int cr_win_apply_accumulate(cr_win *w, const cr_win_run *runs, uint64_t nruns, u
     char kind = !in ? 'n' : compare || op == cr_op_get(MPI_REPLACE) ? 'r' : 'u';
     if (!acc_try_exclusive(w, w->rank))
         return CR_WIN_BUSY;
+    size_t lsize = (size_t)leaf->size;
+    if (kind == 'u' && !old && nruns == 1 && leaf->extent == (MPI_Aint)lsize && lsize <= 16 && !(lsize & (lsize - 1)) &&
+        (uintptr_t)cr_win_run_at(w, runs[0].off) % lsize == 0) {
+        /* one run of aligned elements and nothing to fetch: combined in place */
+        int err = combine(op, in, cr_win_run_at(w, runs[0].off), n, leaf);
+        acc_leave_exclusive(w, w->rank);
+        return err;
+    }
     char *was = old ? old : kind == 'u' || compare ? malloc(n) : NULL;
     char *now = kind == 'u' ? malloc(n) : NULL;
     if ((!old && (kind == 'u' || compare) && !was) || (kind == 'u' && !now)) {

@@ -161,6 +161,7 @@ static inline void cr_win_am_serve(const cr_win *w)
 typedef struct cr_win_answer {
     struct cr_request *r;
     int target;
+    uint64_t upto; /* operations sent to target before it (am_sent): applied once it is in */
 } cr_win_answer;
 
 int cr_win_am_open(cr_win *w);  /* collective: after the window's parts are known */

@@ -9,7 +9,9 @@
  *   - a read-modify-write by get + put under exclusive locks from every process on one target
  *     (locks queued at a target on another node) leaves an exact count;
  *   - lock_all epochs beside exclusive locks on every target finish (no deadlock) and count right;
- *   - large puts and gets (4 MiB, several TCP frames and rendezvous) at odd offsets;
+ *   - large puts and gets (4 MiB, several TCP frames and rendezvous) at odd offsets, and a put
+ *     large enough to send its data apart into target data of many runs, from a strided origin
+ *     type freed right after the call;
  *   - a dynamic window: puts and gets by address. */
 #include "mpitest.h"
 
@@ -183,6 +185,38 @@ static void large(int dynamic)
     free(mem), free(buf), free(back), free(addr);
 }
 
+/* A put large enough to send its data apart, into target data of many runs (every other int),
+ * from origin data of many runs too (every third int): the target lands it apart, then spreads it. */
+static void strided_put(void)
+{
+    enum { K = 20000 }; /* 80 000 bytes of data */
+    int *mem, *src = malloc(3 * K * sizeof(int)), t = (rank + 1) % size, from = (rank - 1 + size) % size;
+    MPI_Win win;
+    MPI_Win_allocate(2 * K * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    for (int i = 0; i < 2 * K; i++)
+        mem[i] = -1;
+    for (int i = 0; i < 3 * K; i++)
+        src[i] = i % 3 ? -5 : rank * 1000000 + i / 3;
+    MPI_Datatype every_other, every_third;
+    MPI_Type_vector(K, 1, 2, MPI_INT, &every_other);
+    MPI_Type_vector(K, 1, 3, MPI_INT, &every_third);
+    MPI_Type_commit(&every_other);
+    MPI_Type_commit(&every_third);
+    MPI_Win_fence(0, win);
+    CHECK_CLASS(MPI_Put(src, 1, every_third, t, 0, 1, every_other, win), MPI_SUCCESS);
+    MPI_Type_free(&every_third); /* before the data has gone: the put must keep it */
+    MPI_Win_fence(0, win);
+    int bad = -1;
+    for (int i = 0; i < K && bad < 0; i++)
+        if (mem[2 * i] != from * 1000000 + i || mem[2 * i + 1] != -1)
+            bad = i;
+    CHECK(bad < 0, "strided put from %d: element %d is %d (gap %d)", from, bad, bad < 0 ? 0 : mem[2 * bad],
+          bad < 0 ? 0 : mem[2 * bad + 1]);
+    MPI_Type_free(&every_other);
+    MPI_Win_free(&win);
+    free(src);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -193,5 +227,6 @@ int main(int argc, char **argv)
     locked_counter();
     large(0);
     large(1);
+    strided_put();
     return mt_finish();
 }
