@@ -463,16 +463,22 @@ static bool grant(cr_win_am *a, am_waiter l)
     return true;
 }
 
-/* Locks asked for while held: granted in order as they come free (one that must wait does not
- * hold back a shared one behind it that can go now). */
+/* Locks asked for while held: granted as they come free, in arrival order, where a shared one
+ * never passes an exclusive one waiting before it (a stream of readers cannot starve a writer;
+ * an exclusive one may pass shared ones that cannot go yet). A new request waits behind any
+ * already waiting; a try is refused then. */
 static int grant_waiting(cr_win_am *a)
 {
     int k = 0, got = 0;
+    bool writer_ahead = false;
     for (int i = 0; i < a->nwaiting; i++) {
-        if (grant(a, a->waiting[i]))
+        am_waiter l = a->waiting[i];
+        if (!(writer_ahead && l.type == MPI_LOCK_SHARED) && grant(a, l)) {
             got++;
-        else
-            a->waiting[k++] = a->waiting[i];
+        } else {
+            a->waiting[k++] = l;
+            writer_ahead |= l.type == MPI_LOCK_EXCLUSIVE;
+        }
     }
     a->nwaiting = k;
     return got;
@@ -562,7 +568,7 @@ static int apply(cr_win_am *a, int origin, am_hdr *h)
     }
     case AM_LOCK: {
         am_waiter l = {origin, h->lock, h->answer};
-        if (!grant(a, l)) {
+        if (a->nwaiting || !grant(a, l)) { /* behind those waiting already */
             if (h->flags & AM_TRY)
                 answer_byte(a, origin, h->answer, 0);
             else
