@@ -43,6 +43,7 @@
 
 #include "core/base.h"
 #include "core/config.h"
+#include "core/pvar.h"
 #include "core/runtime.h"
 #include "core/thread.h"
 #include "pmi/pmi.h"
@@ -65,8 +66,13 @@
 #define SHM_MAGIC 0x31726569726f43ull /* "Courier1" */
 #define CELL 64
 #define HDR_BYTES 40
+#define REWIND_MIN 1024 /* smaller frames gain less than the rewind's own header costs */
+#define REWIND_CLASS 0xff /* a header that sends the receiver to the ring's start (rewind_ring) */
 
-static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start, tune_doorbell;
+static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start, tune_doorbell, tune_rewind;
+CR_TUNABLE(tune_rewind, COURIER_SHM_REWIND_MAX, CR_TUNE_SIZE, "8K",
+           "a frame of at most this many bytes that finds its ring empty goes back to the ring's start, "
+           "into cache lines the two processes used last time (see doc/design/shm.md); 0: never");
 CR_TUNABLE(tune_ring_size, COURIER_SHM_RING_SIZE, CR_TUNE_SIZE, "0",
            "bytes of each shared-memory ring between two processes (a power of two, 4K..64M); 0 picks by process count");
 CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|0|split", 0, 5,
@@ -132,6 +138,8 @@ typedef struct out_ring {
     shm_proc *peer;
     uint64_t head, tail_cache;
     uint32_t seq; /* commit word of the next frame */
+    uint32_t answers_seen; /* the `seq` of the ring from this peer when we last sent */
+    uint64_t burst;        /* cells sent since the peer last sent us something */
     bool announced; /* we set our bit in the receiver's joined bitmap */
 } out_ring;
 
@@ -591,6 +599,34 @@ static __attribute__((noinline)) void announce(int peer)
     S.out[peer].announced = true;
 }
 
+/* Sends the receiver back to the ring's start when the ring is empty: a header of class
+ * REWIND at the head, the rest of the lap skipped. Why: in a request and its answer (a
+ * ping-pong), a frame written where the last one was takes cache lines both processes hold
+ * already, where one written further on takes lines last touched a lap (2 MiB) ago, from far
+ * away. That gains only while what is reused is small: a frame of 1 to 8 KiB
+ * (COURIER_SHM_REWIND_MAX) just after the peer sent us something, when what we sent it before
+ * that took at most 8 KiB too (see doc/design/shm.md). A stream in one direction, or a window of frames, would write where
+ * the receiver just read, which costs more than fresh lines. Returns whether it rewound. */
+static bool rewind_ring(out_ring *o)
+{
+    if (o->head != o->tail_cache) {
+        o->tail_cache = atomic_load_explicit(&o->ctrl->tail, memory_order_acquire);
+        if (o->head != o->tail_cache)
+            return false;
+    }
+    frame_hdr *h = (frame_hdr *)(o->cells + (o->head & S.mask) * CELL);
+    h->len_cls = (uint32_t)REWIND_CLASS << 24;
+    uint64_t next = (o->head | S.mask) + 1;
+    /* the ring is empty: the start's cell is free, clear it (it may hold an old payload's bytes) */
+    atomic_store_explicit(&((frame_hdr *)o->cells)->seq, 0, memory_order_relaxed);
+    atomic_store_explicit(&h->seq, o->seq, memory_order_release);
+    o->seq = next_seq(o->seq);
+    o->head = next; /* (tail_cache stays behind the header until the receiver has read it) */
+    return true;
+}
+
+CR_PVAR_DEFINE(rewinds, "xport.shm.rewinds", "frames sent back to the start of an empty shared-memory ring");
+
 /* Room in the ring to `peer` for a frame of `len` payload bytes: its header, with the class and
  * envelope written, and where its payload starts; NULL when the ring is full for now. */
 static frame_hdr *frame_begin(out_ring *o, int peer, cr_xclass cls, const cr_xenv *env, size_t len, size_t *payload)
@@ -598,12 +634,22 @@ static frame_hdr *frame_begin(out_ring *o, int peer, cr_xclass cls, const cr_xen
     if (CR_UNLIKELY(!o->announced))
         announce(peer);
     uint64_t need = cells_for(len);
+    if (S.in[peer].seq != o->answers_seen) { /* the peer answered since our last frame */
+        o->answers_seen = S.in[peer].seq;
+        /* (need <= head & mask: the cells from the start to the head are the room the frame
+         * has until the receiver reads the rewind; it never waits for them) */
+        if (len >= REWIND_MIN && len <= (uint64_t)tune_rewind && o->burst * CELL <= (uint64_t)tune_rewind + CELL &&
+            need <= (o->head & S.mask))
+            rewinds += rewind_ring(o);
+        o->burst = 0;
+    }
     /* Room for the frame, plus (when possible) the next header to clear. */
     if (o->head + need - o->tail_cache > S.ncells) {
         o->tail_cache = atomic_load_explicit(&o->ctrl->tail, memory_order_acquire);
         if (o->head + need - o->tail_cache > S.ncells)
             return NULL;
     }
+    o->burst += need;
     size_t start = (size_t)(o->head & S.mask) * CELL;
     frame_hdr *h = (frame_hdr *)(o->cells + start);
     h->len_cls = (uint32_t)len | (uint32_t)cls << 24;
@@ -678,6 +724,12 @@ static int drain(in_ring *r)
         if (off >= S.ring_bytes)
             off -= S.ring_bytes;
         size_t len = h->len_cls & 0xffffff;
+        if (CR_UNLIKELY((h->len_cls >> 24) == REWIND_CLASS)) {
+            r->pos = (r->pos | S.mask) + 1;
+            r->seq = next_seq(r->seq);
+            atomic_store_explicit(&r->ctrl->tail, r->pos, memory_order_release);
+            continue;
+        }
         cr_xframe f = {.src = r->world_src, .cls = (cr_xclass)(h->len_cls >> 24), .env = &h->env, .len = len,
                        .p1 = r->cells + off, .n1 = CR_MIN(len, S.ring_bytes - off), .p2 = r->cells};
         cr_xport_deliver(&f);

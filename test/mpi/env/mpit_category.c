@@ -2,7 +2,8 @@
  *   - categories by layer: every control and performance variable in exactly one category, the
  *     lists matching the counts MPI_T_category_get_info gives, names unique and found again by
  *     MPI_T_category_get_index, COURIER_EAGER_MAX in "pt2pt", COURIER_WAIT in "xport",
- *     COURIER_PMI in "pmi" and the collective counters in "coll"; no subcategories, no events,
+ *     COURIER_PMI in "pmi", the collective counters in "coll" and the transport's in "xport"; no
+ *     subcategories, no events,
  *     MPI_T_category_changed stable;
  *   - names cut to the buffer given, with the whole length reported;
  *   - events: none defined, so their number is 0, no name finds one, no index or handle is
@@ -93,7 +94,37 @@ int main(int argc, char **argv)
     int coll = -1, npc = 0;
     CHECK(MPI_T_category_get_index("coll", &coll) == MPI_SUCCESS, "no category coll");
     MPI_T_category_get_info(coll, NULL, NULL, NULL, NULL, NULL, &npc, NULL);
-    CHECK(npc > 0 && npc == npvar, "coll has %d of the %d performance variables", npc, npvar);
+    /* every collective counter (named coll.*) is in coll, and only those */
+    int ncoll_named = 0, pcoll[256];
+    for (int i = 0; i < npvar; i++) {
+        char name[160];
+        int name_len = sizeof name, verbosity, cls, bind, ro, cont, atomic;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &cls, &dt, &en, NULL, NULL, &bind, &ro, &cont, &atomic);
+        if (strncmp(name, "coll.", 5) == 0)
+            ncoll_named++;
+    }
+    MPI_T_category_get_pvars(coll, 256, pcoll);
+    for (int i = 0; i < npc && i < 256; i++) {
+        char name[160];
+        int name_len = sizeof name, verbosity, cls, bind, ro, cont, atomic;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        MPI_T_pvar_get_info(pcoll[i], name, &name_len, &verbosity, &cls, &dt, &en, NULL, NULL, &bind, &ro, &cont,
+                            &atomic);
+        CHECK(strncmp(name, "coll.", 5) == 0, "performance variable %s is in coll", name);
+    }
+    CHECK(npc > 0 && npc == ncoll_named, "coll has %d of the %d collective performance variables", npc, ncoll_named);
+    int rewinds = -1, in_xport = 0, xport = -1, npx = 0, px[256];
+    CHECK(MPI_T_pvar_get_index("xport.shm.rewinds", MPI_T_PVAR_CLASS_COUNTER, &rewinds) == MPI_SUCCESS,
+          "no performance variable xport.shm.rewinds");
+    CHECK(MPI_T_category_get_index("xport", &xport) == MPI_SUCCESS, "no category xport");
+    MPI_T_category_get_info(xport, NULL, NULL, NULL, NULL, NULL, &npx, NULL);
+    MPI_T_category_get_pvars(xport, 256, px);
+    for (int i = 0; i < npx && i < 256; i++)
+        in_xport += px[i] == rewinds;
+    CHECK(in_xport == 1, "xport.shm.rewinds is %d times in xport", in_xport);
     /* a name cut to its buffer */
     char small[3] = "xx";
     int len = 3;
