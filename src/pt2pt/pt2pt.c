@@ -25,9 +25,9 @@ CR_TUNABLE_EX(unexp_budget, COURIER_UNEXPECTED_BUDGET, CR_TUNE_SIZE, "8M", NULL,
 CR_TUNABLE_EX(long_max, COURIER_LONG_EAGER_MAX, CR_TUNE_SIZE, "256K", NULL, 0, 1 << 30,
               "largest message sent as several frames without a handshake (long eager); larger ones, and "
               "synchronous sends above COURIER_EAGER_MAX, use rendezvous");
-CR_TUNABLE_EX(eager_max, COURIER_EAGER_MAX, CR_TUNE_SIZE, "32K", NULL, 0, 1 << 30,
-              "largest message sent eagerly (copied through the transport); larger ones use rendezvous "
-              "(limited by the transport's frame size)");
+CR_TUNABLE_EX(eager_max, COURIER_EAGER_MAX, CR_TUNE_SIZE, "16K", NULL, 0, 1 << 30,
+              "largest message sent eagerly in one frame (copied through the transport); larger ones go as "
+              "long eager or by rendezvous (limited by the transport's frame size)");
 
 _Static_assert(sizeof(cr_penv) == sizeof(cr_xenv), "the pt2pt envelope fills a transport envelope");
 
