@@ -28,6 +28,17 @@
  * reductions itself (all call them in the same order). Like messages sent eagerly, this lets
  * non-root processes go on while the root catches up.
  *
+ * Small scan and exscan, without synchronizing: each process has a ring of SCAN_DEPTH slots
+ * and a line with two counters, `staged` and `done`. Scan g: a process waits until every later
+ * process (the readers of its slots) is done with scan g - SCAN_DEPTH, writes its slot g %
+ * SCAN_DEPTH, publishes staged = g + 1, waits until every earlier process has staged g, combines
+ * their slots in rank order (its own last, for scan) and publishes done = g + 1. Nobody waits
+ * for a later process but to reuse a slot, so processes run up to SCAN_DEPTH - 1 scans ahead of
+ * those after them: on 8 processes sharing 2 cores, a loop of scans then costs a few scheduling
+ * rounds per SCAN_DEPTH scans instead of one per scan (8-byte scan 3.3 -> 1 us measured with
+ * deeper staging). Each process remembers the least counter it last saw among those it waits
+ * for, so it reads the others' lines only when that is not enough.
+ *
  * Counters are 32 bits and wrap around: the barrier's generation is only compared for
  * equality, and reduction numbers are compared by their signed difference (processes are at
  * most DEPTH reductions apart), so 2^32 collectives later nothing changes. All of them start
@@ -41,10 +52,13 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #define DEPTH CR_SHM_COLL_DEPTH
+#define SCAN_DEPTH CR_SHM_COLL_SCAN_DEPTH
+#define SCAN_SLOT CR_SHM_COLL_SCAN_SLOT
 
 typedef struct counter {
     _Alignas(64) _Atomic uint32_t v;
@@ -61,6 +75,23 @@ typedef struct node_area {
 
 _Static_assert(offsetof(node_area, slots) == (4 + DEPTH) * 64, "the layout CR_SHM_COLL_BYTES assumes");
 _Static_assert(sizeof(counter) == 64, "one counter a cache line");
+_Static_assert((1ull << 32) % SCAN_DEPTH == 0 && SCAN_SLOT % 64 == 0, "scan slots: g % SCAN_DEPTH across the wrap");
+
+/* After the slots: a scan line per process, then each process's SCAN_DEPTH scan slots. */
+typedef struct scan_line {
+    _Alignas(64) _Atomic uint32_t staged; /* the last scan whose slot it wrote, + 1 */
+    _Atomic uint32_t done;                /* the last scan it finished reading others' slots for, + 1 */
+} scan_line;
+
+static scan_line *scan_lines(node_area *a, int n)
+{
+    return (scan_line *)(a->slots + (2 + DEPTH) * (size_t)n * CR_SHM_COLL_SLOT);
+}
+
+static char *scan_slot(node_area *a, uint32_t g, int rank, int n)
+{
+    return (char *)(scan_lines(a, n) + n) + ((size_t)rank * SCAN_DEPTH + g % SCAN_DEPTH) * SCAN_SLOT;
+}
 
 /* The first process to get here runs `init` (which sets counters to their first values,
  * cr_shm_seq_start()); the others wait until it has: a zeroed file is all they can assume. */
@@ -77,18 +108,30 @@ void cr_coll_node_once(_Atomic uint32_t *ready, void (*init)(void *), void *arg)
     }
 }
 
+typedef struct small_init {
+    node_area *a;
+    int n;
+} small_init;
+
 static void init_small(void *arg)
 {
-    node_area *a = arg;
+    small_init *x = arg;
+    node_area *a = x->a;
     atomic_store_explicit(&a->generation.v, cr_shm_seq_start(), memory_order_relaxed);
     atomic_store_explicit(&a->red_done.v, cr_shm_seq_start(), memory_order_relaxed);
+    scan_line *lines = scan_lines(a, x->n);
+    for (int r = 0; r < x->n; r++) { /* every scan before the first is staged and done */
+        atomic_store_explicit(&lines[r].staged, cr_shm_seq_start(), memory_order_relaxed);
+        atomic_store_explicit(&lines[r].done, cr_shm_seq_start(), memory_order_relaxed);
+    }
 }
 
 /* Starts both areas of `st` (for n processes) in this process. */
 static cr_coll_node *start(cr_coll_node *st, int n)
 {
-    cr_coll_node_once(&st->small->ready.v, init_small, st->small);
-    st->reductions = cr_shm_seq_start();
+    small_init x = {st->small, n};
+    cr_coll_node_once(&st->small->ready.v, init_small, &x);
+    st->reductions = st->scans = st->scan_free_until = st->scan_staged_until = cr_shm_seq_start();
     if (st->large)
         cr_coll_node_large_start(st, n);
     return st;
@@ -269,22 +312,30 @@ void cr_coll_node_barrier(cr_sched *s)
     cr_sched_call(s, generation_moved, a);
 }
 
-/* Combines every process's slot in rank order into `out`. */
-static int combine(node_area *a, int set, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
+/* Combines the slots of processes 0 .. upto - 1 (process r's at first + r * stride) in rank
+ * order into `out`. */
+static int combine_slots(const char *first, size_t stride, int upto, void *out, MPI_Count count, cr_dtype *dt,
+                         cr_op *op)
 {
     void *alloc;
     char *tmp = cr_coll_tmp(count, dt, &alloc);
     if (!tmp)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a reduction");
     /* Slots hold packed data; combine in out (typed), one contribution at a time. */
-    cr_dt_unpack(out, count, dt, 0, slot(a, set, gen, 0, n), (uint64_t)count * (uint64_t)dt->size);
-    for (int r = 1; r < n; r++) {
-        cr_dt_unpack(tmp, count, dt, 0, slot(a, set, gen, r, n), (uint64_t)count * (uint64_t)dt->size);
+    cr_dt_unpack(out, count, dt, 0, first, (uint64_t)count * (uint64_t)dt->size);
+    for (int r = 1; r < upto; r++) {
+        cr_dt_unpack(tmp, count, dt, 0, first + (size_t)r * stride, (uint64_t)count * (uint64_t)dt->size);
         cr_op_apply(op, out, tmp, count, dt); /* tmp = out op slot[r] */
         cr_dt_copy(tmp, count, dt, out, count, dt);
     }
     cr_coll_scratch_release(alloc);
     return MPI_SUCCESS;
+}
+
+/* Combines every process's slot of generation `gen` of `set` in rank order into `out`. */
+static int combine(node_area *a, int set, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
+{
+    return combine_slots(slot(a, set, gen, 0, n), CR_SHM_COLL_SLOT, n, out, count, dt, op);
 }
 
 /* Allreduce, step 1: this process's data into its slot of the coming generation, then the
@@ -380,4 +431,110 @@ void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count co
         cr_sched_call(s, reduce_all_in, a);
         cr_sched_call(s, reduce_combine, a);
     }
+}
+
+/* ----------------------------------------------------------------- small scan and exscan */
+
+bool cr_coll_node_scan_usable(cr_comm *c, uint64_t bytes_per_process)
+{
+    return area_of(c) != NULL && bytes_per_process <= SCAN_SLOT;
+}
+
+/* Whether the counter `field` of every process in [from, to) has reached `at_least`; `*until`
+ * remembers the least value seen, so that usually no line is read. */
+static bool scan_all_reached(node_area *a, int n, size_t field, int from, int to, uint32_t at_least,
+                             uint32_t *until)
+{
+    if ((int32_t)(*until - at_least) >= 0)
+        return true;
+    scan_line *lines = scan_lines(a, n);
+    uint32_t least = at_least + 0x7fffffffu; /* above anything within reach */
+    for (int r = from; r < to; r++) {
+        uint32_t v = atomic_load_explicit((_Atomic uint32_t *)((char *)&lines[r] + field), memory_order_acquire);
+        if ((int32_t)(v - at_least) < 0)
+            return false;
+        if ((int32_t)(v - least) < 0)
+            least = v;
+    }
+    *until = from < to ? least : at_least;
+    return true;
+}
+
+/* Publishes a counter; in sleep mode wakes those who may wait for it: the later processes for
+ * `staged`, the earlier ones for `done` (waking the others too would only have them look,
+ * find nothing, and sleep again, at a context switch each). */
+static void scan_publish(cr_sched *s, node_area *a, size_t field, uint32_t value)
+{
+    atomic_store_explicit((_Atomic uint32_t *)((char *)&scan_lines(a, s->size)[s->rank] + field), value,
+                          memory_order_release);
+    if (!cr_shm_sleep_mode())
+        return;
+    bool later = field == offsetof(scan_line, staged);
+    cr_shm_wake_world(s->comm->world_ranks, later ? s->rank + 1 : 0, later ? s->size : s->rank);
+}
+
+/* Scan, step 1: takes this process's scan number g (state[0]). */
+static int scan_number(cr_sched *s, void *arg)
+{
+    (void)arg;
+    cr_coll_node *st = s->comm->coll_node;
+    if (!cr_coll_node_turn(s, st))
+        return CR_SCHED_AGAIN;
+    s->state[0] = st->scans++;
+    return MPI_SUCCESS;
+}
+
+/* Scan, step 2: the later processes are done with what this slot held (scan g - SCAN_DEPTH);
+ * then this process's data into it, published. */
+static int scan_put(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    cr_coll_node *st = s->comm->coll_node;
+    cr_sched_args *x = &s->args;
+    uint32_t g = s->state[0];
+    if (!scan_all_reached(a, s->size, offsetof(scan_line, done), s->rank + 1, s->size, g - SCAN_DEPTH + 1,
+                          &st->scan_free_until))
+        return CR_SCHED_AGAIN;
+    cr_dt_pack(x->sbuf, x->count, x->dt, 0, scan_slot(a, g, s->rank, s->size),
+               (uint64_t)x->count * (uint64_t)x->dt->size);
+    scan_publish(s, a, offsetof(scan_line, staged), g + 1);
+    return MPI_SUCCESS;
+}
+
+/* Scan, step 3: once every earlier process staged scan g, combine theirs (and, for scan, this
+ * process's own) in rank order; then this process is done with their slots. state[1]: exscan. */
+static int scan_combine(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    cr_coll_node *st = s->comm->coll_node;
+    cr_sched_args *x = &s->args;
+    uint32_t g = s->state[0];
+    if (!scan_all_reached(a, s->size, offsetof(scan_line, staged), 0, s->rank, g + 1, &st->scan_staged_until))
+        return CR_SCHED_AGAIN;
+    int upto = s->state[1] ? s->rank : s->rank + 1, err = MPI_SUCCESS;
+    size_t stride = (size_t)SCAN_DEPTH * SCAN_SLOT;
+    const char *first = scan_slot(a, g, 0, s->size);
+    if (upto > 0 && cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) {
+        /* rbuf is laid out as the packed slots: fold from the last contribution down (acc = in_j
+         * op acc, rank order kept) straight from the slots, no scratch */
+        if (upto - 1 != s->rank || x->sbuf != x->rbuf)
+            memcpy(x->rbuf, first + (size_t)(upto - 1) * stride, (size_t)x->count * (size_t)x->dt->size);
+        for (int r = upto - 2; r >= 0; r--)
+            cr_op_apply(x->op, first + (size_t)r * stride, x->rbuf, x->count, x->dt);
+    } else if (upto > 0) { /* (exscan leaves process 0's rbuf alone: the standard defines nothing there) */
+        err = combine_slots(first, stride, upto, x->rbuf, x->count, x->dt, x->op);
+    }
+    scan_publish(s, a, offsetof(scan_line, done), g + 1);
+    return err;
+}
+
+void cr_coll_node_scan(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
+                       bool exclusive)
+{
+    node_area *a = area_of(s->comm);
+    s->args = (cr_sched_args){.sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op};
+    s->state[1] = exclusive;
+    cr_sched_call(s, scan_number, a);
+    cr_sched_call(s, scan_put, a);
+    cr_sched_call(s, scan_combine, a);
 }

@@ -879,6 +879,18 @@ int cr_shm_local_size(void)
     return S.n;
 }
 
+void cr_shm_wake_world(const int *world_ranks, int from, int to)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = from; i < to; i++) {
+        int w = world_ranks ? world_ranks[i] : i, p = w < S.n && S.procs[w].world_rank == w ? w : -1;
+        for (int q = 0; p < 0 && q < S.n; q++) /* (a node whose local order is not the world's) */
+            p = S.procs[q].world_rank == w ? q : -1;
+        if (p >= 0 && p != S.me && atomic_load_explicit(&S.procs[p].sleeping, memory_order_relaxed))
+            ring_bell(&S.procs[p]);
+    }
+}
+
 void cr_shm_wake_sleepers(void)
 {
     atomic_thread_fence(memory_order_seq_cst);

@@ -26,10 +26,16 @@ void cr_shm_watch(void);
  * process's place among them, and waking every process that sleeps. */
 void *cr_shm_coll_area(size_t *bytes);
 /* Its size for n processes: control lines, then two generations of one slot per process for
- * allreduce and CR_SHM_COLL_DEPTH generations of them for reduce (see src/coll/node.c). */
+ * allreduce and CR_SHM_COLL_DEPTH generations of them for reduce, then for scans a control line
+ * per process and CR_SHM_COLL_SCAN_DEPTH slots of CR_SHM_COLL_SCAN_SLOT bytes per process (see
+ * src/coll/node.c). */
 #define CR_SHM_COLL_SLOT 1024
 #define CR_SHM_COLL_DEPTH 8
-#define CR_SHM_COLL_BYTES(n) ((5 + CR_SHM_COLL_DEPTH) * 64 + (2 + CR_SHM_COLL_DEPTH) * (size_t)(n) * CR_SHM_COLL_SLOT)
+#define CR_SHM_COLL_SCAN_SLOT 256
+#define CR_SHM_COLL_SCAN_DEPTH 64
+#define CR_SHM_COLL_BYTES(n)                                                                                          \
+    ((5 + CR_SHM_COLL_DEPTH) * 64 + (2 + CR_SHM_COLL_DEPTH) * (size_t)(n) * CR_SHM_COLL_SLOT +                       \
+     (size_t)(n) * (64 + CR_SHM_COLL_SCAN_DEPTH * CR_SHM_COLL_SCAN_SLOT))
 /* The staging area for large collectives (src/coll/node_large.c): one control line per
  * process, then CR_SHM_COLL_NBLOCKS(n) blocks of CR_SHM_COLL_BLOCK bytes, eight pieces'
  * worth of n + 1 blocks each. The segment is sparse: blocks cost memory once used. Jobs of
@@ -43,6 +49,9 @@ void *cr_shm_coll_large_area(size_t *bytes);
 int cr_shm_local_rank(void);
 int cr_shm_local_size(void);
 void cr_shm_wake_sleepers(void);
+/* Wakes those processes of this node that sleep among the world ranks world_ranks[from .. to - 1]
+ * (world_ranks NULL: the world ranks from .. to - 1 themselves). */
+void cr_shm_wake_world(const int *world_ranks, int from, int to);
 bool cr_shm_sleep_mode(void);
 /* The first value of 32-bit sequence counters (1 unless a test starts them near 2^32 with
  * COURIER_DEBUG_SEQ_START, to run across the wrap-around); the same in every process. */

@@ -1,6 +1,7 @@
-/* MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block through the node component's staging
- * blocks (src/coll/node_large.c; a testlist line forces the message algorithms on the same
- * data): an operation that does not commute (prefixes must follow rank order), exact integer
+/* MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block through the node component's small scan
+ * slots (src/coll/node.c, up to 256 bytes per process, processes running ahead of each other)
+ * and staging blocks (src/coll/node_large.c; a testlist line forces the message algorithms on
+ * the same data): an operation that does not commute (prefixes must follow rank order), exact integer
  * sums, MINLOC on a padded pair type (not combinable as packed data: the message algorithms
  * take it), a derived type with gaps, vectors from one element to several windows (128 KiB for
  * scans, 128 KiB / p per block for reduce-scatter), MPI_IN_PLACE, on MPI_COMM_WORLD and on a
@@ -130,6 +131,34 @@ static void rsb_types(MPI_Comm comm, size_t n)
     free(pout);
 }
 
+/* Many outstanding nonblocking scans of one long long each (node.c's small scans, one turn at a
+ * time), completed together: each must hold its own prefix sum. */
+static void iscan_burst(MPI_Comm comm, int calls, int k)
+{
+    long long *in = malloc((size_t)calls * sizeof *in), *out = malloc((size_t)calls * sizeof *out);
+    MPI_Request *rq = malloc((size_t)calls * sizeof *rq);
+    for (int c = 0; c < calls; c++) {
+        in[c] = (long long)rank * 7919 + c * 31 + k;
+        if (c % 2)
+            MPI_Iexscan(&in[c], &out[c], 1, MPI_LONG_LONG, MPI_SUM, comm, &rq[c]);
+        else
+            MPI_Iscan(&in[c], &out[c], 1, MPI_LONG_LONG, MPI_SUM, comm, &rq[c]);
+    }
+    MPI_Waitall(calls, rq, MPI_STATUSES_IGNORE);
+    int bad = 0;
+    for (int c = 0; c < calls; c++) {
+        int upto = c % 2 ? rank : rank + 1;
+        long long want = 0;
+        for (int r = 0; r < upto; r++)
+            want += (long long)r * 7919 + c * 31 + k;
+        bad += (upto > 0 && out[c] != want);
+    }
+    CHECK(bad == 0, "%d of %d outstanding small scans wrong", bad, calls);
+    free(in);
+    free(out);
+    free(rq);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -155,6 +184,13 @@ int main(int argc, char **argv)
         rsb_types(comm, 5000);
         scan_sum(comm, 100000, c);
     }
+    /* Small scans (node.c, up to 256 bytes: 32 maps) back to back, with no other collective
+     * between them, so processes run ahead of each other by up to its depth and beyond: sizes
+     * around the limit, both kinds, in place or not, on both communicators. */
+    for (int k = 0; k < 600; k++)
+        scan_affine(k % 3 ? MPI_COMM_WORLD : dup, op, (size_t)(k % 40) + 1, k, k % 5 == 1, k % 7 == 3);
+    iscan_burst(MPI_COMM_WORLD, 150, 1);
+    iscan_burst(dup, 70, 2);
     for (int k = 0; k < 150; k++) {
         scan_affine(k % 2 ? dup : MPI_COMM_WORLD, op, (size_t)(k * 37) % 3000 + 1, k, k % 3 == 0, k % 4 == 1);
         rsb_affine(MPI_COMM_WORLD, op, (size_t)(k * 13) % 700 + 1, k, k % 2);
