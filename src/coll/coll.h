@@ -167,9 +167,10 @@ void cr_coll_node_barrier(cr_sched *s);
 void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root);
 /* In place: this process's data is in rbuf. */
 void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
-/* Scan and exscan of at most CR_SHM_COLL_SCAN_SLOT bytes per process (sbuf MPI_IN_PLACE: the data
- * is in rbuf), waiting only for the processes before this one. */
-bool cr_coll_node_scan_usable(cr_comm *comm, uint64_t bytes_per_process);
+/* Reduce, scan and exscan of at most CR_SHM_COLL_SLOT bytes per process (sbuf MPI_IN_PLACE: the
+ * data is in rbuf): a scan waits only for the processes before this one, a reduce's non-root
+ * for nobody. */
+bool cr_coll_node_ring_usable(cr_comm *comm, uint64_t bytes_per_process);
 void cr_coll_node_scan(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
                        bool exclusive);
 

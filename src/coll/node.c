@@ -20,28 +20,28 @@
  * that do not commute. A set of slots is written again only two generations later, when
  * everyone has passed the barrier after reading it.
  *
- * Small reduce, without synchronizing: a process writes its slot of reduction g, counts itself
- * in and leaves at once; the root waits for the count, combines in rank order and publishes
- * that reduction g is done. Slots come in CR_SHM_COLL_DEPTH sets used in turn: a process may
- * write a slot of reduction g only once reduction g - DEPTH (the last to use that set) is done,
- * so contributors run up to DEPTH - 1 reductions ahead of the roots; every process counts
- * reductions itself (all call them in the same order). Like messages sent eagerly, this lets
- * non-root processes go on while the root catches up.
- *
- * Small scan and exscan, without synchronizing: each process has a ring of SCAN_DEPTH slots
- * and a line with two counters, `staged` and `done`. Scan g: a process waits until every later
- * process (the readers of its slots) is done with scan g - SCAN_DEPTH, writes its slot g %
- * SCAN_DEPTH, publishes staged = g + 1, waits until every earlier process has staged g, combines
- * their slots in rank order (its own last, for scan) and publishes done = g + 1. Nobody waits
- * for a later process but to reuse a slot, so processes run up to SCAN_DEPTH - 1 scans ahead of
- * those after them: on 8 processes sharing 2 cores, a loop of scans then costs a few scheduling
- * rounds per SCAN_DEPTH scans instead of one per scan (8-byte scan 3.3 -> 1 us measured with
- * deeper staging). Each process remembers the least counter it last saw among those it waits
- * for, so it reads the others' lines only when that is not enough.
+ * Small reduce, scan and exscan (up to RING_SLOT bytes per process), without synchronizing:
+ * each process has a ring of RING_DEPTH slots and a line with counters `staged` and `done`.
+ * All of them count these calls alike (every process makes them in the same order); for call g
+ * a process
+ *   - waits until every process is done with call g - RING_DEPTH, the last to use its slot;
+ *   - writes its data into slot g % RING_DEPTH and publishes staged = g + 1;
+ *   - waits until the processes whose data it folds have staged g (scan: those before it;
+ *     exscan: the same, without itself; reduce: everyone, at the root only);
+ *   - folds their slots in rank order straight from shared memory, then publishes done = g + 1
+ *     (a reduce's other processes, which read nothing, publish it at once and leave).
+ * Nobody waits for a later process but to reuse a slot, so processes run up to RING_DEPTH - 1
+ * calls ahead of those they do not wait for, as after eager messages. That is what a loop of
+ * these calls needs on more processes than cores: 8 processes on 2 cores paid a few context
+ * switches per call with a ring of 8 (an 8-byte scan 3.3 us, reduce 1.3-1.8 us), a few per 64
+ * calls with 64 (0.8 and 0.9-1.2 us). Each process remembers the least counter it last saw
+ * among those it waits for, so it reads the others' lines only when that is not enough. A
+ * publish wakes only the sleepers that may wait for it: the later processes (scan) or the root
+ * (reduce) for `staged`, and for `done` those that said they wait for a slot (`wants_done`).
  *
  * Counters are 32 bits and wrap around: the barrier's generation is only compared for
- * equality, and reduction numbers are compared by their signed difference (processes are at
- * most DEPTH reductions apart), so 2^32 collectives later nothing changes. All of them start
+ * equality, and call numbers are compared by their signed difference (processes are at most
+ * RING_DEPTH calls apart), so 2^32 collectives later nothing changes. All of them start
  * at cr_shm_seq_start(), which a test sets just below 2^32 to run across the wrap. */
 #include "node.h"
 
@@ -56,9 +56,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define DEPTH CR_SHM_COLL_DEPTH
-#define SCAN_DEPTH CR_SHM_COLL_SCAN_DEPTH
-#define SCAN_SLOT CR_SHM_COLL_SCAN_SLOT
+#define RING_DEPTH CR_SHM_COLL_RING_DEPTH
+#define RING_SLOT CR_SHM_COLL_SLOT
 
 typedef struct counter {
     _Alignas(64) _Atomic uint32_t v;
@@ -68,29 +67,28 @@ typedef struct node_area {
     counter ready;            /* 0, then 1 while the first user sets the counters, then 2 */
     counter arrive;           /* barrier: processes in */
     counter generation;       /* barrier: completed barriers */
-    counter red_done;         /* reduce: reductions the roots completed */
-    counter red_in[DEPTH];    /* reduce: contributions to reduction g, at g % DEPTH */
-    _Alignas(64) char slots[]; /* [2][n][SLOT] for allreduce, then [DEPTH][n][SLOT] for reduce */
+    _Alignas(64) char slots[]; /* [2][n][SLOT] for allreduce, then the ring lines and slots */
 } node_area;
 
-_Static_assert(offsetof(node_area, slots) == (4 + DEPTH) * 64, "the layout CR_SHM_COLL_BYTES assumes");
+_Static_assert(offsetof(node_area, slots) == 3 * 64, "the layout CR_SHM_COLL_BYTES assumes");
 _Static_assert(sizeof(counter) == 64, "one counter a cache line");
-_Static_assert((1ull << 32) % SCAN_DEPTH == 0 && SCAN_SLOT % 64 == 0, "scan slots: g % SCAN_DEPTH across the wrap");
+_Static_assert((1ull << 32) % RING_DEPTH == 0 && RING_SLOT % 64 == 0, "ring slots: g % RING_DEPTH across the wrap");
 
-/* After the slots: a scan line per process, then each process's SCAN_DEPTH scan slots. */
-typedef struct scan_line {
-    _Alignas(64) _Atomic uint32_t staged; /* the last scan whose slot it wrote, + 1 */
-    _Atomic uint32_t done;                /* the last scan it finished reading others' slots for, + 1 */
-} scan_line;
+/* After the allreduce slots: a ring line per process, then each process's RING_DEPTH slots. */
+typedef struct ring_line {
+    _Alignas(64) _Atomic uint32_t staged; /* the last call whose slot it wrote, + 1 */
+    _Atomic uint32_t done;                /* the last call it finished reading others' slots for, + 1 */
+    _Atomic uint32_t wants_done;          /* it waits for a slot: wake it when a `done` moves */
+} ring_line;
 
-static scan_line *scan_lines(node_area *a, int n)
+static ring_line *ring_lines(node_area *a, int n)
 {
-    return (scan_line *)(a->slots + (2 + DEPTH) * (size_t)n * CR_SHM_COLL_SLOT);
+    return (ring_line *)(a->slots + 2 * (size_t)n * CR_SHM_COLL_SLOT);
 }
 
-static char *scan_slot(node_area *a, uint32_t g, int rank, int n)
+static char *ring_slot(node_area *a, uint32_t g, int rank, int n)
 {
-    return (char *)(scan_lines(a, n) + n) + ((size_t)rank * SCAN_DEPTH + g % SCAN_DEPTH) * SCAN_SLOT;
+    return (char *)(ring_lines(a, n) + n) + ((size_t)rank * RING_DEPTH + g % RING_DEPTH) * RING_SLOT;
 }
 
 /* The first process to get here runs `init` (which sets counters to their first values,
@@ -118,9 +116,8 @@ static void init_small(void *arg)
     small_init *x = arg;
     node_area *a = x->a;
     atomic_store_explicit(&a->generation.v, cr_shm_seq_start(), memory_order_relaxed);
-    atomic_store_explicit(&a->red_done.v, cr_shm_seq_start(), memory_order_relaxed);
-    scan_line *lines = scan_lines(a, x->n);
-    for (int r = 0; r < x->n; r++) { /* every scan before the first is staged and done */
+    ring_line *lines = ring_lines(a, x->n);
+    for (int r = 0; r < x->n; r++) { /* every call before the first is staged and done */
         atomic_store_explicit(&lines[r].staged, cr_shm_seq_start(), memory_order_relaxed);
         atomic_store_explicit(&lines[r].done, cr_shm_seq_start(), memory_order_relaxed);
     }
@@ -131,7 +128,7 @@ static cr_coll_node *start(cr_coll_node *st, int n)
 {
     small_init x = {st->small, n};
     cr_coll_node_once(&st->small->ready.v, init_small, &x);
-    st->reductions = st->scans = st->scan_free_until = st->scan_staged_until = cr_shm_seq_start();
+    st->ring_calls = st->ring_free_until = st->ring_staged_until = cr_shm_seq_start();
     if (st->large)
         cr_coll_node_large_start(st, n);
     return st;
@@ -267,11 +264,10 @@ bool cr_coll_node_usable(cr_comm *c, uint64_t bytes_per_process)
     return area_of(c) != NULL && bytes_per_process <= CR_SHM_COLL_SLOT;
 }
 
-/* Slot of `rank` for generation `gen` of set `set` (0: allreduce, 1: reduce). */
-static char *slot(node_area *a, int set, uint32_t gen, int rank, int n)
+/* Slot of `rank` for allreduce generation `gen`. */
+static char *slot(node_area *a, uint32_t gen, int rank, int n)
 {
-    size_t generation = set == 0 ? gen % 2 : 2 + gen % DEPTH;
-    return a->slots + (generation * (size_t)n + (size_t)rank) * CR_SHM_COLL_SLOT;
+    return a->slots + ((gen % 2) * (size_t)n + (size_t)rank) * CR_SHM_COLL_SLOT;
 }
 
 /* The node algorithms as schedule steps (call steps; the first of each waits for the call's
@@ -332,10 +328,10 @@ static int combine_slots(const char *first, size_t stride, int upto, void *out, 
     return MPI_SUCCESS;
 }
 
-/* Combines every process's slot of generation `gen` of `set` in rank order into `out`. */
-static int combine(node_area *a, int set, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
+/* Combines every process's slot of allreduce generation `gen` in rank order into `out`. */
+static int combine(node_area *a, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
 {
-    return combine_slots(slot(a, set, gen, 0, n), CR_SHM_COLL_SLOT, n, out, count, dt, op);
+    return combine_slots(slot(a, gen, 0, n), CR_SHM_COLL_SLOT, n, out, count, dt, op);
 }
 
 /* Allreduce, step 1: this process's data into its slot of the coming generation, then the
@@ -347,7 +343,7 @@ static int allreduce_put(cr_sched *s, void *arg)
     if (!cr_coll_node_turn(s, s->comm->coll_node))
         return CR_SCHED_AGAIN;
     uint32_t gen = atomic_load_explicit(&a->generation.v, memory_order_acquire);
-    cr_dt_pack(x->rbuf, x->count, x->dt, 0, slot(a, 0, gen, s->rank, s->size),
+    cr_dt_pack(x->rbuf, x->count, x->dt, 0, slot(a, gen, s->rank, s->size),
                (uint64_t)x->count * (uint64_t)x->dt->size);
     return arrive(s, a);
 }
@@ -356,7 +352,7 @@ static int allreduce_put(cr_sched *s, void *arg)
 static int allreduce_combine(cr_sched *s, void *arg)
 {
     cr_sched_args *x = &s->args;
-    return combine(arg, 0, s->state[0], x->rbuf, x->count, x->dt, x->op, s->size);
+    return combine(arg, s->state[0], x->rbuf, x->count, x->dt, x->op, s->size);
 }
 
 void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
@@ -368,86 +364,23 @@ void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *
     cr_sched_call(s, allreduce_combine, a);
 }
 
-/* Reduce, step 1: takes this process's reduction number g. */
-static int reduce_number(cr_sched *s, void *arg)
-{
-    (void)arg;
-    if (!cr_coll_node_turn(s, s->comm->coll_node))
-        return CR_SCHED_AGAIN;
-    s->state[0] = cr_coll_node_of(s->comm)->reductions++;
-    return MPI_SUCCESS;
-}
+/* ----------------------------------------------------------------- the ring: small reduce, scan, exscan */
 
-/* Reduce, step 2: the slots of reduction g - DEPTH must have been read (the counters start at
- * `first`, meaning every reduction before it is done). */
-static int reduce_slots_free(cr_sched *s, void *arg)
-{
-    node_area *a = arg;
-    return cr_coll_seq_reached(&a->red_done.v, s->state[0] - DEPTH + 1) ? MPI_SUCCESS : CR_SCHED_AGAIN;
-}
+enum { RING_SCAN, RING_EXSCAN, RING_REDUCE };
 
-/* Reduce, step 3: this process's contribution into its slot, counted in. */
-static int reduce_put(cr_sched *s, void *arg)
+bool cr_coll_node_ring_usable(cr_comm *c, uint64_t bytes_per_process)
 {
-    node_area *a = arg;
-    cr_sched_args *x = &s->args;
-    uint32_t g = s->state[0];
-    cr_dt_pack(x->sbuf, x->count, x->dt, 0, slot(a, 1, g, s->rank, s->size), (uint64_t)x->count * (uint64_t)x->dt->size);
-    uint32_t in = atomic_fetch_add_explicit(&a->red_in[g % DEPTH].v, 1, memory_order_acq_rel) + 1;
-    if (s->rank != x->root && in == (uint32_t)s->size)
-        cr_shm_wake_sleepers(); /* the root may sleep waiting for the last contribution */
-    return MPI_SUCCESS;
-}
-
-/* Reduce at the root, step 4: every contribution is in. */
-static int reduce_all_in(cr_sched *s, void *arg)
-{
-    node_area *a = arg;
-    return cr_coll_seq_reached(&a->red_in[s->state[0] % DEPTH].v, (uint32_t)s->size) ? MPI_SUCCESS : CR_SCHED_AGAIN;
-}
-
-/* Reduce at the root, step 5: combine, and publish that reduction g is done. */
-static int reduce_combine(cr_sched *s, void *arg)
-{
-    node_area *a = arg;
-    cr_sched_args *x = &s->args;
-    uint32_t g = s->state[0];
-    int err = combine(a, 1, g, x->rbuf, x->count, x->dt, x->op, s->size);
-    atomic_store_explicit(&a->red_in[g % DEPTH].v, 0, memory_order_relaxed);
-    atomic_store_explicit(&a->red_done.v, g + 1, memory_order_release);
-    cr_shm_wake_sleepers(); /* contributors may wait for the slots */
-    return err;
-}
-
-void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root)
-{
-    node_area *a = area_of(s->comm);
-    s->args = (cr_sched_args){
-        .sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op, .root = root};
-    cr_sched_call(s, reduce_number, a);
-    cr_sched_call(s, reduce_slots_free, a);
-    cr_sched_call(s, reduce_put, a);
-    if (s->rank == root) {
-        cr_sched_call(s, reduce_all_in, a);
-        cr_sched_call(s, reduce_combine, a);
-    }
-}
-
-/* ----------------------------------------------------------------- small scan and exscan */
-
-bool cr_coll_node_scan_usable(cr_comm *c, uint64_t bytes_per_process)
-{
-    return area_of(c) != NULL && bytes_per_process <= SCAN_SLOT;
+    return area_of(c) != NULL && bytes_per_process <= RING_SLOT;
 }
 
 /* Whether the counter `field` of every process in [from, to) has reached `at_least`; `*until`
- * remembers the least value seen, so that usually no line is read. */
-static bool scan_all_reached(node_area *a, int n, size_t field, int from, int to, uint32_t at_least,
-                             uint32_t *until)
+ * remembers the least value seen (for the same range every time), so that usually no line is
+ * read. */
+static bool ring_reached(node_area *a, int n, size_t field, int from, int to, uint32_t at_least, uint32_t *until)
 {
     if ((int32_t)(*until - at_least) >= 0)
         return true;
-    scan_line *lines = scan_lines(a, n);
+    ring_line *lines = ring_lines(a, n);
     uint32_t least = at_least + 0x7fffffffu; /* above anything within reach */
     for (int r = from; r < to; r++) {
         uint32_t v = atomic_load_explicit((_Atomic uint32_t *)((char *)&lines[r] + field), memory_order_acquire);
@@ -460,60 +393,76 @@ static bool scan_all_reached(node_area *a, int n, size_t field, int from, int to
     return true;
 }
 
-/* Publishes a counter; in sleep mode wakes those who may wait for it: the later processes for
- * `staged`, the earlier ones for `done` (waking the others too would only have them look,
- * find nothing, and sleep again, at a context switch each). */
-static void scan_publish(cr_sched *s, node_area *a, size_t field, uint32_t value)
+static void ring_publish(cr_sched *s, node_area *a, size_t field, uint32_t value)
 {
-    atomic_store_explicit((_Atomic uint32_t *)((char *)&scan_lines(a, s->size)[s->rank] + field), value,
-                          memory_order_release);
+    ring_line *lines = ring_lines(a, s->size);
+    atomic_store_explicit((_Atomic uint32_t *)((char *)&lines[s->rank] + field), value, memory_order_release);
     if (!cr_shm_sleep_mode())
         return;
-    bool later = field == offsetof(scan_line, staged);
-    cr_shm_wake_world(s->comm->world_ranks, later ? s->rank + 1 : 0, later ? s->size : s->rank);
+    atomic_thread_fence(memory_order_seq_cst); /* (against a waiter's wants_done, then its `sleeping`) */
+    const int *world = s->comm->world_ranks;
+    if (field == offsetof(ring_line, staged)) {
+        if (s->state[1] == RING_REDUCE)
+            cr_shm_wake_world(world, s->args.root, s->args.root + 1);
+        else
+            cr_shm_wake_world(world, s->rank + 1, s->size);
+        return;
+    }
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank && atomic_load_explicit(&lines[r].wants_done, memory_order_relaxed))
+            cr_shm_wake_world(world, r, r + 1);
 }
 
-/* Scan, step 1: takes this process's scan number g (state[0]). */
-static int scan_number(cr_sched *s, void *arg)
+/* Step 1: takes this process's call number g (state[0]). */
+static int ring_number(cr_sched *s, void *arg)
 {
     (void)arg;
     cr_coll_node *st = s->comm->coll_node;
     if (!cr_coll_node_turn(s, st))
         return CR_SCHED_AGAIN;
-    s->state[0] = st->scans++;
+    s->state[0] = st->ring_calls++;
     return MPI_SUCCESS;
 }
 
-/* Scan, step 2: the later processes are done with what this slot held (scan g - SCAN_DEPTH);
- * then this process's data into it, published. */
-static int scan_put(cr_sched *s, void *arg)
+/* Step 2: once everyone is done with call g - RING_DEPTH, this process's data into its slot,
+ * published (a reduce's non-root is then done too). */
+static int ring_put(cr_sched *s, void *arg)
 {
     node_area *a = arg;
     cr_coll_node *st = s->comm->coll_node;
     cr_sched_args *x = &s->args;
+    ring_line *me = &ring_lines(a, s->size)[s->rank];
     uint32_t g = s->state[0];
-    if (!scan_all_reached(a, s->size, offsetof(scan_line, done), s->rank + 1, s->size, g - SCAN_DEPTH + 1,
-                          &st->scan_free_until))
+    if (!ring_reached(a, s->size, offsetof(ring_line, done), 0, s->size, g - RING_DEPTH + 1, &st->ring_free_until)) {
+        if (!atomic_load_explicit(&me->wants_done, memory_order_relaxed))
+            atomic_store_explicit(&me->wants_done, 1, memory_order_seq_cst); /* then looked at again: see ring_publish */
         return CR_SCHED_AGAIN;
-    cr_dt_pack(x->sbuf, x->count, x->dt, 0, scan_slot(a, g, s->rank, s->size),
-               (uint64_t)x->count * (uint64_t)x->dt->size);
-    scan_publish(s, a, offsetof(scan_line, staged), g + 1);
+    }
+    if (atomic_load_explicit(&me->wants_done, memory_order_relaxed))
+        atomic_store_explicit(&me->wants_done, 0, memory_order_relaxed);
+    cr_dt_pack(x->sbuf, x->count, x->dt, 0, ring_slot(a, g, s->rank, s->size), (uint64_t)x->count * (uint64_t)x->dt->size);
+    ring_publish(s, a, offsetof(ring_line, staged), g + 1);
+    if (s->state[1] == RING_REDUCE && s->rank != x->root)
+        ring_publish(s, a, offsetof(ring_line, done), g + 1);
     return MPI_SUCCESS;
 }
 
-/* Scan, step 3: once every earlier process staged scan g, combine theirs (and, for scan, this
- * process's own) in rank order; then this process is done with their slots. state[1]: exscan. */
-static int scan_combine(cr_sched *s, void *arg)
+/* Step 3 (a reduce's root, a scan's every process): once the processes it folds staged call g,
+ * fold their slots in rank order into rbuf; then it is done with them. */
+static int ring_fold(cr_sched *s, void *arg)
 {
     node_area *a = arg;
     cr_coll_node *st = s->comm->coll_node;
     cr_sched_args *x = &s->args;
-    uint32_t g = s->state[0];
-    if (!scan_all_reached(a, s->size, offsetof(scan_line, staged), 0, s->rank, g + 1, &st->scan_staged_until))
+    uint32_t g = s->state[0], everyone = g; /* (a reduce's range differs from a scan's: no memory kept) */
+    int kind = (int)s->state[1];
+    int upto = kind == RING_REDUCE ? s->size : kind == RING_EXSCAN ? s->rank : s->rank + 1;
+    if (!ring_reached(a, s->size, offsetof(ring_line, staged), 0, kind == RING_REDUCE ? s->size : s->rank, g + 1,
+                      kind == RING_REDUCE ? &everyone : &st->ring_staged_until))
         return CR_SCHED_AGAIN;
-    int upto = s->state[1] ? s->rank : s->rank + 1, err = MPI_SUCCESS;
-    size_t stride = (size_t)SCAN_DEPTH * SCAN_SLOT;
-    const char *first = scan_slot(a, g, 0, s->size);
+    int err = MPI_SUCCESS;
+    size_t stride = (size_t)RING_DEPTH * RING_SLOT;
+    const char *first = ring_slot(a, g, 0, s->size);
     if (upto > 0 && cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) {
         /* rbuf is laid out as the packed slots: fold from the last contribution down (acc = in_j
          * op acc, rank order kept) straight from the slots, no scratch */
@@ -524,17 +473,30 @@ static int scan_combine(cr_sched *s, void *arg)
     } else if (upto > 0) { /* (exscan leaves process 0's rbuf alone: the standard defines nothing there) */
         err = combine_slots(first, stride, upto, x->rbuf, x->count, x->dt, x->op);
     }
-    scan_publish(s, a, offsetof(scan_line, done), g + 1);
+    ring_publish(s, a, offsetof(ring_line, done), g + 1);
     return err;
+}
+
+static void ring_call(cr_sched *s, int kind, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
+                      int root)
+{
+    node_area *a = area_of(s->comm);
+    s->args = (cr_sched_args){
+        .sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op, .root = root};
+    s->state[1] = (uint32_t)kind;
+    cr_sched_call(s, ring_number, a);
+    cr_sched_call(s, ring_put, a);
+    if (kind != RING_REDUCE || s->rank == root)
+        cr_sched_call(s, ring_fold, a);
+}
+
+void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root)
+{
+    ring_call(s, RING_REDUCE, sbuf, rbuf, count, dt, op, root);
 }
 
 void cr_coll_node_scan(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
                        bool exclusive)
 {
-    node_area *a = area_of(s->comm);
-    s->args = (cr_sched_args){.sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op};
-    s->state[1] = exclusive;
-    cr_sched_call(s, scan_number, a);
-    cr_sched_call(s, scan_put, a);
-    cr_sched_call(s, scan_combine, a);
+    ring_call(s, exclusive ? RING_EXSCAN : RING_SCAN, sbuf, rbuf, count, dt, op, 0);
 }

@@ -16,10 +16,9 @@ struct large_area;
 
 typedef struct cr_coll_node {
     struct node_area *small; /* node.c's counters and slots; NULL until set up */
-    uint32_t reductions;     /* this process's next reduce in it */
-    uint32_t scans;          /* this process's next small scan or exscan in it */
-    uint32_t scan_free_until;   /* every later process's scan `done` was at least this when last looked at */
-    uint32_t scan_staged_until; /* every earlier process's scan `staged` was at least this */
+    uint32_t ring_calls;        /* the number of this process's next small reduce or scan in it (node.c) */
+    uint32_t ring_free_until;   /* every process's ring `done` was at least this when last looked at */
+    uint32_t ring_staged_until; /* every earlier process's ring `staged` was at least this */
     struct large_area *large; /* node_large.c's control lines and blocks; NULL when absent */
     char *blocks;
     uint32_t nblocks;         /* blocks in the ring */

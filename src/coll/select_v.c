@@ -455,7 +455,7 @@ static void build_scan_any(cr_sched *s, const cr_coll_call *a, bool node_ok, boo
     if (a->rcount == 0)
         return;
     uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
-    if (node_ok && scan_alg != 1 && s->size > 1 && cr_coll_node_scan_usable(s->comm, bytes)) {
+    if (node_ok && scan_alg != 1 && s->size > 1 && cr_coll_node_ring_usable(s->comm, bytes)) {
         ran_scan_node++;
         cr_coll_node_scan(s, a->sbuf, a->rbuf, a->rcount, a->rdt, a->op, exclusive);
         return;

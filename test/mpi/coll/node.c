@@ -2,7 +2,8 @@
  * MPI_COMM_WORLD): long runs of back-to-back calls, so contributors run ahead of the roots by
  * more than the component's depth of slots; rotating roots; MPI_IN_PLACE at the root; an
  * operation that does not commute (results must follow rank order); interleaving with
- * barriers, allreduce and point-to-point traffic. Every result is checked. */
+ * barriers, allreduce and point-to-point traffic; then reduces and scans back to back, which
+ * share one ring of slots. Every result is checked. */
 #include "mpitest.h"
 
 #include "affine.h"
@@ -55,6 +56,38 @@ int main(int argc, char **argv)
                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             CHECK(from == ((rank + size - 1) % size) * 1000 + k, "round %d: sendrecv got %d", k, from);
         }
+    }
+    /* Reduces, scans and exscans share the ring of slots (node.c): long runs of them with no
+     * other collective between, rotating roots, so processes run ahead of each other by more
+     * than the ring's 64 calls; some of the maps do not commute. */
+    for (int k = 0; k < 500; k++) {
+        int root = (k * 7) % size, kind = k % 4;
+        long long v = (long long)rank * 131 + k, got = -1;
+        if (kind == 0 || kind == 3) {
+            MPI_Reduce(&v, &got, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD);
+            if (rank == root)
+                CHECK(got == (long long)size * (size - 1) / 2 * 131 + (long long)size * k, "ring round %d: reduce %lld",
+                      k, got);
+        } else if (kind == 1) {
+            MPI_Scan(&v, &got, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+            CHECK(got == (long long)rank * (rank + 1) / 2 * 131 + (long long)(rank + 1) * k, "ring round %d: scan %lld",
+                  k, got);
+        } else {
+            affine mine = map_of(rank, k, 0), out = {-1, -1};
+            MPI_Reduce(&mine, &out, 1, MPI_2INT, op, root, MPI_COMM_WORLD);
+            if (rank == root) {
+                affine w = expected(size, k, 0);
+                CHECK(out.a == w.a && out.b == w.b, "ring round %d: reduce of maps at root %d", k, root);
+            }
+        }
+    }
+    /* One root for a long run: the others leave each reduce at once and get far ahead. */
+    for (int k = 0; k < 400; k++) {
+        long long v = (long long)rank * 17 + k * 3, got = -1;
+        MPI_Reduce(&v, &got, 1, MPI_LONG_LONG, MPI_SUM, size - 1, MPI_COMM_WORLD);
+        if (rank == size - 1)
+            CHECK(got == (long long)size * (size - 1) / 2 * 17 + (long long)size * k * 3, "fixed root, round %d: %lld",
+                  k, got);
     }
     MPI_Op_free(&op);
     return mt_finish();
