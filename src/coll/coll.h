@@ -171,6 +171,14 @@ void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *
  * data is in rbuf): a scan waits only for the processes before this one, a reduce's non-root
  * for nobody. */
 bool cr_coll_node_ring_usable(cr_comm *comm, uint64_t bytes_per_process);
+/* The same ring for small gathers and scatters: a scatter's root writes every block and leaves,
+ * the others read once it has; a gather's others write and leave, its root reads. (A bcast
+ * through it measured slower than the binomial tree of eager messages: every process polls the
+ * root's one line.) */
+void cr_coll_node_ring_gather(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                              MPI_Count rcount, cr_dtype *rdt, int root);
+void cr_coll_node_ring_scatter(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                               MPI_Count rcount, cr_dtype *rdt, int root);
 void cr_coll_node_scan(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
                        bool exclusive);
 

@@ -20,24 +20,30 @@
  * that do not commute. A set of slots is written again only two generations later, when
  * everyone has passed the barrier after reading it.
  *
- * Small reduce, scan and exscan (up to RING_SLOT bytes per process), without synchronizing:
+ * Small reduce, scan, exscan, gather and scatter (up to RING_SLOT bytes per process), without
+ * synchronizing:
  * each process has a ring of RING_DEPTH slots and a line with counters `staged` and `done`.
  * All of them count these calls alike (every process makes them in the same order); for call g
  * a process
  *   - waits until every process is done with call g - RING_DEPTH, the last to use its slot;
  *   - writes its data into slot g % RING_DEPTH and publishes staged = g + 1;
+ *     (a scatter's root writes each process's block into that process's slot instead; a
+ *     gather's root and a scatter's others write nothing);
  *   - waits until the processes whose data it folds have staged g (scan: those before it;
- *     exscan: the same, without itself; reduce: everyone, at the root only);
- *   - folds their slots in rank order straight from shared memory, then publishes done = g + 1
- *     (a reduce's other processes, which read nothing, publish it at once and leave).
+ *     exscan: the same, without itself; reduce and gather: everyone, at the root only; scatter:
+ *     the root, at the others);
+ *   - folds their slots in rank order straight from shared memory (gather and scatter: copies
+ *     them out), then publishes done = g + 1 (a process that reads nothing, a reduce's or
+ *     gather's non-root and a scatter's root, publishes it at once and leaves).
  * Nobody waits for a later process but to reuse a slot, so processes run up to RING_DEPTH - 1
  * calls ahead of those they do not wait for, as after eager messages. That is what a loop of
  * these calls needs on more processes than cores: 8 processes on 2 cores paid a few context
  * switches per call with a ring of 8 (an 8-byte scan 3.3 us, reduce 1.3-1.8 us), a few per 64
  * calls with 64 (0.8 and 0.9-1.2 us). Each process remembers the least counter it last saw
  * among those it waits for, so it reads the others' lines only when that is not enough. A
- * publish wakes only the sleepers that may wait for it: the later processes (scan) or the root
- * (reduce) for `staged`, and for `done` those that said they wait for a slot (`wants_done`).
+ * publish wakes only the sleepers that may wait for it: the later processes (scan), the root
+ * (reduce, gather) or everyone (scatter) for `staged`, and for `done` those that said they wait
+ * for a slot (`wants_done`, counted in `ring_waiters`, so that usually one line says nobody).
  *
  * Counters are 32 bits and wrap around: the barrier's generation is only compared for
  * equality, and call numbers are compared by their signed difference (processes are at most
@@ -67,10 +73,11 @@ typedef struct node_area {
     counter ready;            /* 0, then 1 while the first user sets the counters, then 2 */
     counter arrive;           /* barrier: processes in */
     counter generation;       /* barrier: completed barriers */
+    counter ring_waiters;     /* ring: processes that wait for a slot (wants_done set) */
     _Alignas(64) char slots[]; /* [2][n][SLOT] for allreduce, then the ring lines and slots */
 } node_area;
 
-_Static_assert(offsetof(node_area, slots) == 3 * 64, "the layout CR_SHM_COLL_BYTES assumes");
+_Static_assert(offsetof(node_area, slots) == 4 * 64, "the layout CR_SHM_COLL_BYTES assumes");
 _Static_assert(sizeof(counter) == 64, "one counter a cache line");
 _Static_assert((1ull << 32) % RING_DEPTH == 0 && RING_SLOT % 64 == 0, "ring slots: g % RING_DEPTH across the wrap");
 
@@ -366,7 +373,7 @@ void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *
 
 /* ----------------------------------------------------------------- the ring: small reduce, scan, exscan */
 
-enum { RING_SCAN, RING_EXSCAN, RING_REDUCE };
+enum { RING_SCAN, RING_EXSCAN, RING_REDUCE, RING_GATHER, RING_SCATTER };
 
 bool cr_coll_node_ring_usable(cr_comm *c, uint64_t bytes_per_process)
 {
@@ -393,6 +400,18 @@ static bool ring_reached(node_area *a, int n, size_t field, int from, int to, ui
     return true;
 }
 
+/* What process `rank` does in a call of `kind` with this root: whether it writes a slot (its own,
+ * or for a scatter's root everyone's), and whether it reads others' slots. */
+static bool ring_writes(int kind, int rank, int root)
+{
+    return kind == RING_SCATTER ? rank == root : kind == RING_GATHER ? rank != root : true;
+}
+
+static bool ring_reads(int kind, int rank, int root)
+{
+    return kind == RING_REDUCE || kind == RING_GATHER ? rank == root : kind == RING_SCATTER ? rank != root : true;
+}
+
 static void ring_publish(cr_sched *s, node_area *a, size_t field, uint32_t value)
 {
     ring_line *lines = ring_lines(a, s->size);
@@ -401,13 +420,16 @@ static void ring_publish(cr_sched *s, node_area *a, size_t field, uint32_t value
         return;
     atomic_thread_fence(memory_order_seq_cst); /* (against a waiter's wants_done, then its `sleeping`) */
     const int *world = s->comm->world_ranks;
-    if (field == offsetof(ring_line, staged)) {
-        if (s->state[1] == RING_REDUCE)
-            cr_shm_wake_world(world, s->args.root, s->args.root + 1);
+    int kind = (int)s->state[1], root = s->args.root;
+    if (field == offsetof(ring_line, staged)) { /* wake those who read what was staged */
+        if (kind == RING_REDUCE || kind == RING_GATHER)
+            cr_shm_wake_world(world, root, root + 1);
         else
-            cr_shm_wake_world(world, s->rank + 1, s->size);
+            cr_shm_wake_world(world, kind == RING_SCAN || kind == RING_EXSCAN ? s->rank + 1 : 0, s->size);
         return;
     }
+    if (!atomic_load_explicit(&a->ring_waiters.v, memory_order_relaxed))
+        return; /* (the usual case: one line every process keeps in its cache, no scan of n lines) */
     for (int r = 0; r < s->size; r++)
         if (r != s->rank && atomic_load_explicit(&lines[r].wants_done, memory_order_relaxed))
             cr_shm_wake_world(world, r, r + 1);
@@ -424,8 +446,9 @@ static int ring_number(cr_sched *s, void *arg)
     return MPI_SUCCESS;
 }
 
-/* Step 2: once everyone is done with call g - RING_DEPTH, this process's data into its slot,
- * published (a reduce's non-root is then done too). */
+/* Step 2, for a process that writes: once everyone is done with call g - RING_DEPTH, its data
+ * into its slot (a scatter's root: each block into its process's slot), published. A process
+ * that reads nothing is then done too. */
 static int ring_put(cr_sched *s, void *arg)
 {
     node_area *a = arg;
@@ -433,70 +456,129 @@ static int ring_put(cr_sched *s, void *arg)
     cr_sched_args *x = &s->args;
     ring_line *me = &ring_lines(a, s->size)[s->rank];
     uint32_t g = s->state[0];
+    int kind = (int)s->state[1];
     if (!ring_reached(a, s->size, offsetof(ring_line, done), 0, s->size, g - RING_DEPTH + 1, &st->ring_free_until)) {
-        if (!atomic_load_explicit(&me->wants_done, memory_order_relaxed))
-            atomic_store_explicit(&me->wants_done, 1, memory_order_seq_cst); /* then looked at again: see ring_publish */
+        if (!atomic_load_explicit(&me->wants_done, memory_order_relaxed)) { /* then looked at again: see ring_publish */
+            atomic_store_explicit(&me->wants_done, 1, memory_order_seq_cst);
+            atomic_fetch_add_explicit(&a->ring_waiters.v, 1, memory_order_seq_cst);
+        }
         return CR_SCHED_AGAIN;
     }
-    if (atomic_load_explicit(&me->wants_done, memory_order_relaxed))
+    if (atomic_load_explicit(&me->wants_done, memory_order_relaxed)) {
         atomic_store_explicit(&me->wants_done, 0, memory_order_relaxed);
-    cr_dt_pack(x->sbuf, x->count, x->dt, 0, ring_slot(a, g, s->rank, s->size), (uint64_t)x->count * (uint64_t)x->dt->size);
+        atomic_fetch_sub_explicit(&a->ring_waiters.v, 1, memory_order_relaxed);
+    }
+    if (kind == RING_SCATTER) {
+        uint64_t bytes = (uint64_t)x->scount * (uint64_t)x->sdt->size;
+        for (int r = 0; r < s->size; r++)
+            if (r != s->rank)
+                cr_dt_pack(cr_coll_at(x->sbuf, (MPI_Count)r * x->scount, x->sdt), x->scount, x->sdt, 0,
+                           ring_slot(a, g, r, s->size), bytes);
+        if (x->rbuf != MPI_IN_PLACE)
+            cr_dt_copy(cr_coll_at(x->sbuf, (MPI_Count)s->rank * x->scount, x->sdt), x->scount, x->sdt, x->rbuf,
+                       x->count, x->dt);
+    } else if (kind == RING_GATHER) {
+        cr_dt_pack(x->sbuf, x->scount, x->sdt, 0, ring_slot(a, g, s->rank, s->size),
+                   (uint64_t)x->scount * (uint64_t)x->sdt->size);
+    } else {
+        cr_dt_pack(x->sbuf, x->count, x->dt, 0, ring_slot(a, g, s->rank, s->size),
+                   (uint64_t)x->count * (uint64_t)x->dt->size);
+    }
     ring_publish(s, a, offsetof(ring_line, staged), g + 1);
-    if (s->state[1] == RING_REDUCE && s->rank != x->root)
+    if (!ring_reads(kind, s->rank, x->root))
         ring_publish(s, a, offsetof(ring_line, done), g + 1);
     return MPI_SUCCESS;
 }
 
-/* Step 3 (a reduce's root, a scan's every process): once the processes it folds staged call g,
- * fold their slots in rank order into rbuf; then it is done with them. */
+/* Step 3, for a process that reads (a reduce's or gather's root, a scatter's others, every
+ * scanning process): once the processes it reads staged call g, take their slots (folded
+ * in rank order for the reductions); then it is done with them. */
 static int ring_fold(cr_sched *s, void *arg)
 {
     node_area *a = arg;
     cr_coll_node *st = s->comm->coll_node;
     cr_sched_args *x = &s->args;
-    uint32_t g = s->state[0], everyone = g; /* (a reduce's range differs from a scan's: no memory kept) */
-    int kind = (int)s->state[1];
-    int upto = kind == RING_REDUCE ? s->size : kind == RING_EXSCAN ? s->rank : s->rank + 1;
-    if (!ring_reached(a, s->size, offsetof(ring_line, staged), 0, kind == RING_REDUCE ? s->size : s->rank, g + 1,
-                      kind == RING_REDUCE ? &everyone : &st->ring_staged_until))
+    uint32_t g = s->state[0], unkept = g; /* (ranges other than a scan's: no memory kept) */
+    int kind = (int)s->state[1], n = s->size;
+    bool rooted = kind != RING_SCAN && kind != RING_EXSCAN, from_root = kind == RING_SCATTER;
+    int from = from_root ? x->root : 0, to = from_root ? x->root + 1 : rooted ? n : s->rank;
+    if (kind == RING_GATHER) /* (everyone but the root, which wrote nothing) */
+        to = s->rank;
+    if (!ring_reached(a, n, offsetof(ring_line, staged), from, to, g + 1, rooted ? &unkept : &st->ring_staged_until) ||
+        (kind == RING_GATHER && !ring_reached(a, n, offsetof(ring_line, staged), s->rank + 1, n, g + 1, &(uint32_t){g})))
         return CR_SCHED_AGAIN;
     int err = MPI_SUCCESS;
     size_t stride = (size_t)RING_DEPTH * RING_SLOT;
-    const char *first = ring_slot(a, g, 0, s->size);
-    if (upto > 0 && cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) {
-        /* rbuf is laid out as the packed slots: fold from the last contribution down (acc = in_j
-         * op acc, rank order kept) straight from the slots, no scratch */
-        if (upto - 1 != s->rank || x->sbuf != x->rbuf)
-            memcpy(x->rbuf, first + (size_t)(upto - 1) * stride, (size_t)x->count * (size_t)x->dt->size);
-        for (int r = upto - 2; r >= 0; r--)
-            cr_op_apply(x->op, first + (size_t)r * stride, x->rbuf, x->count, x->dt);
-    } else if (upto > 0) { /* (exscan leaves process 0's rbuf alone: the standard defines nothing there) */
-        err = combine_slots(first, stride, upto, x->rbuf, x->count, x->dt, x->op);
+    const char *first = ring_slot(a, g, 0, n);
+    uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size;
+    if (kind == RING_SCATTER) { /* the slot the root wrote for us */
+        cr_dt_unpack(x->rbuf, x->count, x->dt, 0, first + (size_t)s->rank * stride, bytes);
+    } else if (kind == RING_GATHER) {
+        if (x->sbuf != MPI_IN_PLACE)
+            cr_dt_copy(x->sbuf, x->scount, x->sdt, cr_coll_at(x->rbuf, (MPI_Count)s->rank * x->count, x->dt), x->count,
+                       x->dt);
+        for (int r = 0; r < n; r++)
+            if (r != s->rank)
+                cr_dt_unpack(cr_coll_at(x->rbuf, (MPI_Count)r * x->count, x->dt), x->count, x->dt, 0,
+                             first + (size_t)r * stride, bytes);
+    } else {
+        int upto = kind == RING_REDUCE ? n : kind == RING_EXSCAN ? s->rank : s->rank + 1;
+        if (upto > 0 && cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) {
+            /* rbuf is laid out as the packed slots: fold from the last contribution down (acc =
+             * in_j op acc, rank order kept) straight from the slots, no scratch */
+            if (upto - 1 != s->rank || x->sbuf != x->rbuf)
+                memcpy(x->rbuf, first + (size_t)(upto - 1) * stride, (size_t)bytes);
+            for (int r = upto - 2; r >= 0; r--)
+                cr_op_apply(x->op, first + (size_t)r * stride, x->rbuf, x->count, x->dt);
+        } else if (upto > 0) { /* (exscan leaves process 0's rbuf alone: the standard defines nothing there) */
+            err = combine_slots(first, stride, upto, x->rbuf, x->count, x->dt, x->op);
+        }
     }
     ring_publish(s, a, offsetof(ring_line, done), g + 1);
     return err;
 }
 
-static void ring_call(cr_sched *s, int kind, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
-                      int root)
+/* Appends a ring call; `x` holds its arguments (sbuf already resolved for MPI_IN_PLACE where the
+ * call's data is in rbuf). */
+static void ring_call(cr_sched *s, int kind, const cr_sched_args *x)
 {
     node_area *a = area_of(s->comm);
-    s->args = (cr_sched_args){
-        .sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt, .op = op, .root = root};
+    s->args = *x;
     s->state[1] = (uint32_t)kind;
     cr_sched_call(s, ring_number, a);
-    cr_sched_call(s, ring_put, a);
-    if (kind != RING_REDUCE || s->rank == root)
+    if (ring_writes(kind, s->rank, x->root))
+        cr_sched_call(s, ring_put, a);
+    if (ring_reads(kind, s->rank, x->root))
         cr_sched_call(s, ring_fold, a);
 }
 
 void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root)
 {
-    ring_call(s, RING_REDUCE, sbuf, rbuf, count, dt, op, root);
+    ring_call(s, RING_REDUCE,
+              &(cr_sched_args){.sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt,
+                               .op = op, .root = root});
 }
 
 void cr_coll_node_scan(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op,
                        bool exclusive)
 {
-    ring_call(s, exclusive ? RING_EXSCAN : RING_SCAN, sbuf, rbuf, count, dt, op, 0);
+    ring_call(s, exclusive ? RING_EXSCAN : RING_SCAN,
+              &(cr_sched_args){.sbuf = sbuf == MPI_IN_PLACE ? rbuf : sbuf, .rbuf = rbuf, .count = count, .dt = dt,
+                               .op = op});
+}
+
+void cr_coll_node_ring_gather(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                              MPI_Count rcount, cr_dtype *rdt, int root)
+{
+    ring_call(s, RING_GATHER,
+              &(cr_sched_args){.sbuf = sbuf, .scount = scount, .sdt = sdt, .rbuf = rbuf, .count = rcount, .dt = rdt,
+                               .root = root});
+}
+
+void cr_coll_node_ring_scatter(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                               MPI_Count rcount, cr_dtype *rdt, int root)
+{
+    ring_call(s, RING_SCATTER,
+              &(cr_sched_args){.sbuf = sbuf, .scount = scount, .sdt = sdt, .rbuf = rbuf, .count = rcount, .dt = rdt,
+                               .root = root});
 }

@@ -445,11 +445,25 @@ static bool alone(cr_sched *s, const cr_coll_call *a)
     return true;
 }
 
+/* The bytes each process contributes to a gather (receives in a scatter), as every process
+ * computes it alike: the root from the side of the call that always holds a type there (a
+ * gather's receive side, a scatter's send side; the other may be MPI_IN_PLACE), the others from
+ * theirs. */
+static uint64_t ring_bytes(const cr_sched *s, const cr_coll_call *a, bool scatter)
+{
+    bool send_side = scatter == (s->rank == a->root);
+    return send_side ? (uint64_t)a->scount * (uint64_t)a->sdt->size : (uint64_t)a->rcount * (uint64_t)a->rdt->size;
+}
+
 static void build_gather(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     if (s->comm->inter) {
         cr_coll_inter_gatherv(s, a);
     } else if (alone(s, a)) {
+    } else if (node_ok && gather_alg != 1 && ring_bytes(s, a, false) > 0 &&
+               cr_coll_node_ring_usable(s->comm, ring_bytes(s, a, false))) {
+        ran_gather_node++;
+        cr_coll_node_ring_gather(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
     } else if (node_ok && gather_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         bool own = s->rank == a->root && a->sbuf != MPI_IN_PLACE;
         ran_gather_node++;
@@ -507,6 +521,10 @@ static void build_scatter(cr_sched *s, const cr_coll_call *a, bool node_ok)
     if (s->comm->inter) {
         cr_coll_inter_scatterv(s, a);
     } else if (alone(s, a)) {
+    } else if (node_ok && scatter_alg != 1 && ring_bytes(s, a, true) > 0 &&
+               cr_coll_node_ring_usable(s->comm, ring_bytes(s, a, true))) {
+        ran_scatter_node++;
+        cr_coll_node_ring_scatter(s, a->sbuf, a->scount, a->sdt, a->rbuf, a->rcount, a->rdt, a->root);
     } else if (node_ok && scatter_alg != 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         bool own = s->rank == a->root && a->rbuf != MPI_IN_PLACE;
         ran_scatter_node++;

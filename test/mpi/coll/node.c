@@ -2,8 +2,8 @@
  * MPI_COMM_WORLD): long runs of back-to-back calls, so contributors run ahead of the roots by
  * more than the component's depth of slots; rotating roots; MPI_IN_PLACE at the root; an
  * operation that does not commute (results must follow rank order); interleaving with
- * barriers, allreduce and point-to-point traffic; then reduces and scans back to back, which
- * share one ring of slots. Every result is checked. */
+ * barriers, allreduce and point-to-point traffic; then reduces, scans, scatters and gathers
+ * back to back, which share one ring of slots. Every result is checked. */
 #include "mpitest.h"
 
 #include "affine.h"
@@ -89,6 +89,39 @@ int main(int argc, char **argv)
             CHECK(got == (long long)size * (size - 1) / 2 * 17 + (long long)size * k * 3, "fixed root, round %d: %lld",
                   k, got);
     }
+    /* Scatters and gathers of up to 1 KiB share the ring too: long runs from one root, so the
+     * root (scatter) or the others (gather) get far ahead; bcasts (messages) between them. */
+    int *all = malloc((size_t)size * 256 * sizeof(int)), block[256];
+    for (int k = 0; k < 300; k++) {
+        int root = k < 150 ? 0 : size - 1, n = 1 + k % 256;
+        for (int i = 0; i < n; i++)
+            block[i] = rank == root ? k * 1000 + i : -1;
+        MPI_Bcast(block, n, MPI_INT, root, MPI_COMM_WORLD);
+        int bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += block[i] != k * 1000 + i;
+        CHECK(bad == 0, "bcast round %d from %d: %d of %d wrong", k, root, bad, n);
+        if (rank == root)
+            for (int r = 0; r < size; r++)
+                for (int i = 0; i < n; i++)
+                    all[r * n + i] = r * 100000 + k * 300 + i;
+        MPI_Scatter(all, n, MPI_INT, block, n, MPI_INT, root, MPI_COMM_WORLD);
+        bad = 0;
+        for (int i = 0; i < n; i++)
+            bad += block[i] != rank * 100000 + k * 300 + i;
+        CHECK(bad == 0, "scatter round %d from %d: %d of %d wrong", k, root, bad, n);
+        for (int i = 0; i < n; i++)
+            block[i] = rank * 7777 + k + i;
+        MPI_Gather(block, n, MPI_INT, all, n, MPI_INT, root, MPI_COMM_WORLD);
+        if (rank == root) {
+            bad = 0;
+            for (int r = 0; r < size; r++)
+                for (int i = 0; i < n; i++)
+                    bad += all[r * n + i] != r * 7777 + k + i;
+            CHECK(bad == 0, "gather round %d to %d: %d wrong", k, root, bad);
+        }
+    }
+    free(all);
     MPI_Op_free(&op);
     return mt_finish();
 }
