@@ -57,7 +57,7 @@ static inline int cr_check_comm(MPI_Comm h, const char *arg, int flags, cr_comm 
 /* Windows and datatypes are on the hot path of one-sided calls (a put is a few nanoseconds of
  * work): a valid handle is checked inline, anything else (null, invalid, uncommitted) out of
  * line. */
-static inline int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out)
+static CR_ALWAYS_INLINE int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out)
 {
     cr_win *w = cr_handle_get((uintptr_t)h, CR_KIND_WIN);
     if (CR_LIKELY(w != NULL)) {
@@ -67,7 +67,7 @@ static inline int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **o
     return cr_check_win_slow(h, arg, flags, out);
 }
 
-static inline int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
+static CR_ALWAYS_INLINE int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
 {
     cr_dtype *dt = cr_dtype_get(h);
     if (CR_LIKELY(dt != NULL && (dt->flags & CR_DT_COMMITTED))) {

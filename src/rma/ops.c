@@ -139,10 +139,57 @@ static int transfer(void *obuf, MPI_Count ocount, cr_dtype *odt, int target, MPI
     return err;
 }
 
+/* The common case, kept short (a put or get is a few tens of instructions here, issue 13):
+ * contiguous data towards a process whose memory is mapped here, inside a lock or lock_all
+ * epoch, on a window no process reaches by message (quick[target].on, rma.h). It makes the full
+ * path's checks in fewer steps: held[target] means the epoch is open and no fence's is in use;
+ * CR_DT_CONTIG means both data are one run from offset 0, so the target bytes are
+ * [disp x unit, + n); counts, displacement and sizes below 2^31 keep every product below 2^62.
+ * False sends anything else, errors included, down the full path. */
+static CR_ALWAYS_INLINE bool quick_transfer(void *obuf, MPI_Count ocount, const cr_dtype *odt, int target, MPI_Aint disp,
+                                  MPI_Count tcount, const cr_dtype *tdt, cr_win *w, bool write)
+{
+    if ((unsigned)target >= (unsigned)w->size)
+        return false;
+    const struct cr_win_quick *q = &w->quick[target];
+    if (!q->on || !(odt->flags & tdt->flags & CR_DT_CONTIG) ||
+        ((uint64_t)ocount | (uint64_t)tcount | (uint64_t)disp | (uint64_t)odt->size | (uint64_t)tdt->size) >> 31)
+        return false;
+    uint64_t n = (uint64_t)tcount * (uint64_t)tdt->size, off = (uint64_t)disp * q->unit;
+    if (n == 0 || n != (uint64_t)ocount * (uint64_t)odt->size || off + n > q->bytes)
+        return false;
+    char *theirs = q->base + off, *mine = obuf;
+    char *to = write ? theirs : mine;
+    const char *from = write ? mine : theirs;
+    if (!(to + n <= from || from + n <= to)) /* overlapping: memmove, down the full path */
+        return false;
+    if (n <= 16) { /* two overlapping loads and stores each way: no call */
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, from, 8);
+            memcpy(&b, from + n - 8, 8);
+            memcpy(to, &a, 8);
+            memcpy(to + n - 8, &b, 8);
+        } else if (n >= 4) {
+            uint32_t a, b;
+            memcpy(&a, from, 4);
+            memcpy(&b, from + n - 4, 4);
+            memcpy(to, &a, 4);
+            memcpy(to + n - 4, &b, 4);
+        } else {
+            for (uint64_t i = 0; i < n; i++)
+                to[i] = from[i];
+        }
+    } else {
+        cr_copy_big(to, from, (size_t)n);
+    }
+    return true;
+}
+
 static int put(const void *obuf, MPI_Count ocount, cr_dtype *odt, int target, MPI_Aint disp, MPI_Count tcount,
                cr_dtype *tdt, cr_win *w)
 {
-    return transfer((void *)obuf, ocount, odt, target, disp, tcount, tdt, w, true); /* read only */
+    return transfer((void *)obuf, ocount, odt, target, disp, tcount, tdt, w, true);
 }
 
 static int get(void *obuf, MPI_Count ocount, cr_dtype *odt, int target, MPI_Aint disp, MPI_Count tcount,
@@ -154,6 +201,9 @@ static int get(void *obuf, MPI_Count ocount, cr_dtype *odt, int target, MPI_Aint
 int cr_mpi_put(const void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datatype, int target_rank,
                MPI_Aint target_disp, MPI_Count target_count, cr_dtype *target_datatype, cr_win *win)
 {
+    if (quick_transfer((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                       target_datatype, win, true)) /* read only */
+        return MPI_SUCCESS;
     return put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
                win);
 }
@@ -161,6 +211,9 @@ int cr_mpi_put(const void *origin_addr, MPI_Count origin_count, cr_dtype *origin
 int cr_mpi_get(void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datatype, int target_rank,
                MPI_Aint target_disp, MPI_Count target_count, cr_dtype *target_datatype, cr_win *win)
 {
+    if (quick_transfer(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                       target_datatype, win, false))
+        return MPI_SUCCESS;
     return get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
                win);
 }

@@ -91,7 +91,17 @@ typedef struct cr_win {
     _Atomic uint32_t *posted, *completed;
     uint32_t *posts_seen;     /* per target: the posts this origin's epochs have used */
     uint32_t *completes_seen; /* per origin: the completes this target's epochs have used */
-    int *held;       /* passive target: the lock this process holds at each process (0 for none) */
+    int *held;       /* passive target: the lock this process holds at each process (0 for none);
+                        changed only through cr_win_set_held, which keeps quick[].on */
+    /* Per process, what the quick path of put and get reads (ops.c), on one line: `on` while
+     * held[r] is set, direct[r], the window is not dynamic and no process reaches this one by
+     * message; base, bytes and unit are base_of[r], bytes_of[r] and unit_of[r]. */
+    struct cr_win_quick {
+        char *base;
+        uint64_t bytes;
+        uint32_t unit;
+        bool on;
+    } *quick;
     int *start_group, nstart; /* the access epoch of MPI_Win_start: its targets */
     int *post_group, npost;   /* the exposure epoch of MPI_Win_post: its origins */
     uint32_t fence_generation; /* the fence generation this process waits to see pass */
@@ -122,6 +132,12 @@ static inline void cr_win_epoch_use(cr_win *w, int target)
 {
     if (w->fence_open && !w->held[target])
         w->fence_used = true;
+}
+/* Sets the lock this process holds at `target` (0: none), and with it quick[target].on. */
+static inline void cr_win_set_held(cr_win *w, int target, int lock)
+{
+    w->held[target] = lock;
+    w->quick[target].on = lock && w->direct[target] && !w->am_serving && w->flavor != MPI_WIN_FLAVOR_DYNAMIC;
 }
 /* Waits, making progress, until ready(arg). */
 void cr_win_wait(bool (*ready)(void *), void *arg);

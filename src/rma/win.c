@@ -61,6 +61,7 @@ static void win_release(cr_win *w)
     free((void *)w->am_sent);
     free((void *)w->am_flushed);
     free(w->held);
+    free(w->quick);
     free(w->start_group);
     free(w->post_group);
     free(w->posts_seen);
@@ -191,13 +192,14 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
     w->am_sent = calloc((size_t)p, sizeof *w->am_sent);
     w->am_flushed = calloc((size_t)p, sizeof *w->am_flushed);
     w->held = calloc((size_t)p, sizeof *w->held);
+    w->quick = calloc((size_t)p, sizeof *w->quick);
     w->start_group = calloc((size_t)p, sizeof *w->start_group);
     w->post_group = calloc((size_t)p, sizeof *w->post_group);
     w->posts_seen = calloc((size_t)p, sizeof *w->posts_seen);
     w->completes_seen = calloc((size_t)p, sizeof *w->completes_seen);
     MPI_Aint *all = calloc((size_t)p * 4, sizeof *all);
     if (!w->base_of || !w->bytes_of || !w->unit_of || !w->direct || !w->am || !w->am_sent || !w->am_flushed || !w->held ||
-        !w->start_group || !w->post_group || !w->posts_seen || !w->completes_seen || !all) {
+        !w->quick || !w->start_group || !w->post_group || !w->posts_seen || !w->completes_seen || !all) {
         free(all);
         win_release(w);
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a window of %d processes", p);
@@ -264,6 +266,7 @@ static int win_new(cr_comm *comm, int flavor, void *base, MPI_Aint size, MPI_Ain
             w->base_of[r] = (char *)w->seg + offset[r];
         else
             w->base_of[r] = (char *)(uintptr_t)all[4 * r + 2];
+        w->quick[r] = (struct cr_win_quick){w->base_of[r], (uint64_t)w->bytes_of[r], (uint32_t)w->unit_of[r], false};
     }
     free(offset);
     free(all);
