@@ -1,6 +1,8 @@
 /* copy.c: bulk copies with non-temporal stores (copy.h). */
 #include "core/copy.h"
 
+#include "core/hwtopo.h"
+
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,18 +12,23 @@
 #endif
 
 /* Bytes from which streaming stores beat memcpy: measured on the 2-core test VM (32 MiB L3):
- * memcpy 48 GB/s while the data fits in the cache, 21 GB/s at 16 MiB, where streaming stores
- * give 27 GB/s. Set once, from the cache size the C library reports (8 MiB if it does not). */
+ * memcpy 48 GB/s while the data fits in the cache, 18-21 GB/s at 16 MiB, where streaming stores
+ * give 26. Set once, a quarter of the last-level cache as sysfs gives it (the C library's
+ * sysconf said 320 MiB there, which kept 16 MiB copies from ever streaming), else as sysconf
+ * gives it, else 8 MiB; at least 1 MiB. */
 static size_t threshold;
 
-static size_t streaming_threshold(void)
+size_t cr_copy_stream_min(void)
 {
     if (!threshold) {
-        long l3 = -1;
+        unsigned long long llc = cr_hw_llc_bytes();
 #ifdef _SC_LEVEL3_CACHE_SIZE
-        l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (!llc) {
+            long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+            llc = l3 > 0 ? (unsigned long long)l3 : 0;
+        }
 #endif
-        size_t t = l3 > 0 ? (size_t)l3 / 4 : (size_t)8 << 20;
+        size_t t = llc ? (size_t)(llc / 4) : (size_t)8 << 20;
         threshold = t < ((size_t)1 << 20) ? (size_t)1 << 20 : t;
     }
     return threshold;
@@ -30,7 +37,7 @@ static size_t streaming_threshold(void)
 void cr_copy_big(void *dst, const void *src, size_t n)
 {
 #if defined(__SSE2__)
-    if (n >= streaming_threshold()) {
+    if (n >= cr_copy_stream_min()) {
         char *d = dst;
         const char *s = src;
         size_t head = (16 - ((uintptr_t)d & 15)) & 15; /* streaming stores need 16-byte alignment */

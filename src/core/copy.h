@@ -10,5 +10,7 @@
  * stores win (a quarter of the last-level cache: source and destination then no longer fit in
  * it together with the program's own data), streaming stores above. */
 void cr_copy_big(void *dst, const void *src, size_t n);
+/* The size from which cr_copy_big streams: a quarter of the last-level cache, at least 1 MiB. */
+size_t cr_copy_stream_min(void);
 
 #endif

@@ -71,6 +71,28 @@ static void cpu_place(int cpu, int ids[CR_HW_LEVELS])
     }
 }
 
+unsigned long long cr_hw_llc_bytes(void)
+{
+    int cpu = sched_getcpu();
+    unsigned long long best = 0;
+    char path[256];
+    for (int i = 0; i < 16; i++) {
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cache/index%d/size", cpu < 0 ? 0 : cpu, i);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            break;
+        unsigned long long v = 0;
+        char unit = 0;
+        int got = fscanf(f, "%llu%c", &v, &unit);
+        fclose(f);
+        if (got >= 1) {
+            v <<= unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0;
+            best = v > best ? v : best; /* instruction caches are never the largest */
+        }
+    }
+    return best;
+}
+
 void cr_hw_place(int ids[CR_HW_LEVELS])
 {
     cpu_set_t set;

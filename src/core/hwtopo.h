@@ -17,4 +17,9 @@ int cr_hw_level_of(const char *name);
  * process's CPUs span several objects of that level or the machine does not say. */
 void cr_hw_place(int ids[CR_HW_LEVELS]);
 
+/* Bytes of the largest data or unified cache of the CPU this process runs on, as sysfs gives
+ * it, or 0 when it does not say. (Not the C library's sysconf: on the test VM it reports 320 MiB
+ * for a 32 MiB L3.) */
+unsigned long long cr_hw_llc_bytes(void);
+
 #endif
