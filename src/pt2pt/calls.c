@@ -66,8 +66,21 @@ static int start_new(int kind, const void *buf, MPI_Count count, cr_dtype *dt, i
     return MPI_SUCCESS;
 }
 
+/* A standard or ready send that the transport takes at once is complete when it starts. */
+static bool isend_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm,
+                      MPI_Request *req)
+{
+    if (CR_LIKELY(dest != MPI_PROC_NULL && cr_pt2pt_send_now(buf, count, dt, dest, tag, comm, comm->ctx))) {
+        *req = cr_request_handle(cr_request_sent);
+        return true;
+    }
+    return false;
+}
+
 int cr_mpi_isend(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, MPI_Request *req)
 {
+    if (isend_now(buf, count, dt, dest, tag, comm, req))
+        return MPI_SUCCESS;
     return start_new(CR_REQ_SEND, buf, count, dt, dest, tag, comm, CR_MODE_STANDARD, false, req);
 }
 
@@ -78,6 +91,8 @@ int cr_mpi_issend(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int 
 
 int cr_mpi_irsend(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, MPI_Request *req)
 {
+    if (isend_now(buf, count, dt, dest, tag, comm, req))
+        return MPI_SUCCESS;
     return start_new(CR_REQ_SEND, buf, count, dt, dest, tag, comm, CR_MODE_READY, false, req);
 }
 

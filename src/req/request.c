@@ -10,9 +10,20 @@
 #include <limits.h>
 #include <stdlib.h>
 
+cr_request *cr_request_sent;
+
 void cr_request_setup(void)
 {
     cr_pool_setup(CR_KIND_REQUEST, sizeof(cr_request));
+    /* Read-only from here on: every call that sees it only reads it (release skips it, a wait
+     * finds it done and never enrols it, cancel of a done send does nothing). */
+    cr_request *r = cr_request_new(CR_REQ_SEND, NULL);
+    if (!r)
+        abort(); /* at library load, before anything could use the memory */
+    r->obj.predefined = 1;
+    r->done = 1;
+    cr_status_empty(&r->status);
+    cr_request_sent = r;
 }
 
 cr_request *cr_request_new(cr_req_kind kind, const cr_request_ops *ops)
@@ -27,6 +38,8 @@ cr_request *cr_request_new(cr_req_kind kind, const cr_request_ops *ops)
 
 void cr_request_release(cr_request *r)
 {
+    if (r->obj.predefined) /* cr_request_sent: shared by threads, so not even its count moves */
+        return;
     if (!cr_obj_unref(r))
         return;
     if (r->ops && r->ops->release)
@@ -169,7 +182,7 @@ static void waitset_start(waitset *w, int count, cr_request **r, int need, bool 
 static void waitset_end(waitset *w)
 {
     for (int i = 0; i < w->count; i++)
-        if (w->r[i]) {
+        if (w->r[i] && w->r[i]->waiter == &w->waiter) { /* enrolled: was not done at the start */
             w->r[i]->waiter = NULL;
             w->r[i]->waits = 0;
         }

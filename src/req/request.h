@@ -93,6 +93,12 @@ typedef struct cr_request {
 
 void cr_request_setup(void);
 
+/* The request of every nonblocking send that was complete when it started (the message went
+ * into the transport at once): one shared object, done, with an empty status, never released
+ * or written after setup. Such a send then costs no request of its own (MPICH hands out a
+ * built-in completed request the same way). Several outstanding handles may be equal. */
+extern cr_request *cr_request_sent;
+
 static inline cr_request *cr_request_get(MPI_Request h)
 {
     return (cr_request *)cr_handle_get((uintptr_t)h, CR_KIND_REQUEST);

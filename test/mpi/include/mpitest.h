@@ -59,6 +59,14 @@ static void mt_init(int *argc, char ***argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
 }
 
+/* Errors return to the test: on MPI_COMM_WORLD, and on MPI_COMM_SELF, where those of calls
+ * without a communicator go. */
+static inline void mt_errors_return(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+}
+
 /* Every collective algorithm that a test's environment forces (COURIER_COLL_<NAME>=<alg>) must
  * have run in this process, if the collective ran here at all: the MPI_T performance variable
  * coll.<name>.<alg> counts the calls that picked it (src/coll/select.c), the others of

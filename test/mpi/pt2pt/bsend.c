@@ -71,8 +71,7 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    mt_errors_return();
     peer = (rank ^ 1) < size ? rank ^ 1 : rank;
     sbuf = malloc(N);
     rbuf = malloc(N);
