@@ -238,6 +238,35 @@ static bool record(builder *b, int ni, const MPI_Count *ints, int na, const MPI_
     return true;
 }
 
+/* Whether a layout is one run that starts `at` bytes from its base: a run, or a single entry
+ * or single copy of one, at any depth (a row of a subarray inside a larger array is an entry at
+ * the row's offset, holding one copy of the row). Then the data paths move it as contiguous
+ * bytes from true_lb (CR_DT_ONE_RUN) instead of packing it. Not from the bounds alone: blocks
+ * that overlap, or come in another order than in memory, can span exactly `size` bytes too. */
+static bool one_run_at(const cr_dt_loop *l, MPI_Aint at)
+{
+    MPI_Aint disp = 0;
+    for (;;) {
+        if (l->kind == CR_LOOP_RUN)
+            return disp == at;
+        if (l->kind == CR_LOOP_REPEAT && l->count == 1) {
+            if (!l->child)
+                return disp == at;
+            l = l->child;
+        } else if (l->kind == CR_LOOP_BLOCKS && l->nentries == 1) {
+            const cr_dt_entry *e = &l->entries[0];
+            disp += e->disp;
+            if (!e->child)
+                return disp == at;
+            if (e->count != 1)
+                return false;
+            l = e->child;
+        } else {
+            return false;
+        }
+    }
+}
+
 /* Sets the size and bounds, flags, and hands out the handle. */
 static int finish(builder *b, const cr_dt_loop *loop, uint64_t size, MPI_Datatype *out)
 {
@@ -263,7 +292,7 @@ static int finish(builder *b, const cr_dt_loop *loop, uint64_t size, MPI_Datatyp
      * each other without a gap: data paths then copy count * size bytes in one go. */
     if (loop->kind == CR_LOOP_RUN && dt->extent == (MPI_Aint)size && dt->true_lb == 0)
         dt->flags |= CR_DT_CONTIG;
-    if (loop->kind == CR_LOOP_RUN && size > 0)
+    if (size > 0 && one_run_at(loop, dt->true_lb))
         dt->flags |= CR_DT_ONE_RUN;
     dt->basic = CR_BASIC_NONE;
     dt->category = CR_CAT_NONE;

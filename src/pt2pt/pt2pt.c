@@ -11,6 +11,7 @@
 
 #include "core/config.h"
 #include "core/error.h"
+#include "core/pvar.h"
 #include "core/runtime.h"
 #include "xport/xport.h"
 
@@ -150,9 +151,21 @@ typedef struct dt_gather {
     uint64_t off; /* packed bytes of the message before the next piece */
 } dt_gather;
 
+CR_PVAR_DEFINE(packed_bytes, "pt2pt.packed_bytes",
+               "bytes of point-to-point messages packed from a non-contiguous send buffer into frames, or unpacked "
+               "from frames or a scratch buffer into a non-contiguous receive buffer (types that are one run, "
+               "CR_DT_ONE_RUN, move as contiguous bytes and count nothing)");
+
+/* (atomic: threads packing for different communicators may not share a lock) */
+static inline void count_packed(uint64_t n)
+{
+    __atomic_fetch_add(&packed_bytes, n, __ATOMIC_RELAXED);
+}
+
 static void dt_gather_fill(cr_xgather *g, char *to, size_t n)
 {
     dt_gather *d = (dt_gather *)g;
+    count_packed(n);
     cr_dt_pack(d->r->buf, d->r->count, d->r->dt, d->off, to, n);
     d->off += n;
 }
@@ -348,6 +361,7 @@ static int pull(cr_request *r, int world_src, uint64_t addr, uint64_t n)
         if (cr_xport_read(world_src, &l, 1, &rem, 1) != 0)
             return -1;
         cr_dt_unpack(r->buf, r->count, r->dt, off, pull_scratch, c);
+        count_packed(c);
     }
     return 0;
 }
@@ -449,7 +463,10 @@ static void frame_to_buffer(cr_request *r, const cr_xframe *f, uint64_t off, uin
 {
     if (cr_dtype_is_contig_n(r->dt, r->count)) {
         cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb + off, 0, n);
-    } else if (f->n1 >= n) {
+        return;
+    }
+    count_packed(n);
+    if (f->n1 >= n) {
         cr_dt_unpack(r->buf, r->count, r->dt, off, f->p1, n);
     } else {
         cr_dt_unpack(r->buf, r->count, r->dt, off, f->p1, f->n1);

@@ -1,7 +1,8 @@
 /* onerun.c: types whose data is one run away from the buffer's start (a row of a subarray,
  * an indexed block with a lower bound, a resized run with gaps between elements): sent and
  * received at eager, long-eager and rendezvous sizes, one element and several, into contiguous
- * and strided buffers, between every pair of processes. */
+ * and strided buffers, between every pair of processes; the one-run types without packing
+ * (MPI_T counter pt2pt.packed_bytes). */
 #include "mpitest.h"
 
 static void fill(double *a, size_t n, double base)
@@ -10,17 +11,20 @@ static void fill(double *a, size_t n, double base)
         a[i] = base + (double)i;
 }
 
-static void check_row(int rows, int cols)
+/* Row r of a rows x cols grid of doubles as a subarray: the whole row (inset 0), or its interior
+ * without `inset` cells at each end, as a halo exchange sends it (one run at r * cols + inset
+ * doubles; before it counted as one run only at the grid's start). */
+static void check_row(int rows, int cols, int inset)
 {
     int size, rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     size_t n = (size_t)rows * cols;
+    int len = cols - 2 * inset;
     double *grid = malloc(n * sizeof *grid), *flat = malloc((size_t)cols * 2 * sizeof *flat);
-    /* Row r of the grid as a subarray: one run at r * cols doubles. */
-    int sizes[2] = {rows, cols}, sub[2] = {1, cols};
+    int sizes[2] = {rows, cols}, sub[2] = {1, len};
     for (int r = 0; r < rows; r += rows > 2 ? rows - 1 : 1) {
-        int start[2] = {r, 0};
+        int start[2] = {r, inset};
         MPI_Datatype row;
         MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &row);
         MPI_Type_commit(&row);
@@ -31,24 +35,27 @@ static void check_row(int rows, int cols)
             for (size_t i = 0; i < (size_t)cols * 2; i++)
                 flat[i] = -1;
             MPI_Request rq[2];
-            MPI_Irecv(flat, cols, MPI_DOUBLE, peer, r, MPI_COMM_WORLD, &rq[0]);
+            MPI_Irecv(flat, len, MPI_DOUBLE, peer, r, MPI_COMM_WORLD, &rq[0]);
             MPI_Isend(grid, 1, row, peer, r, MPI_COMM_WORLD, &rq[1]);
             MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-            for (int j = 0; j < cols; j++)
-                CHECK(flat[j] == 1000.0 * peer + (double)((size_t)r * cols + j), "row %d of %dx%d from %d: [%d] = %g",
-                      r, rows, cols, peer, j, flat[j]);
-            CHECK(flat[cols] == -1, "wrote past the row");
+            for (int j = 0; j < len; j++)
+                CHECK(flat[j] == 1000.0 * peer + (double)((size_t)r * cols + inset + j),
+                      "row %d (inset %d) of %dx%d from %d: [%d] = %g", r, inset, rows, cols, peer, j, flat[j]);
+            CHECK(flat[len] == -1, "wrote past the row");
             /* and back into a row of a zeroed grid */
             for (size_t i = 0; i < n; i++)
                 grid[i] = 0;
-            fill(flat, (size_t)cols, 7000.0 * rank);
+            fill(flat, (size_t)len, 7000.0 * rank);
             MPI_Irecv(grid, 1, row, peer, r, MPI_COMM_WORLD, &rq[0]);
-            MPI_Isend(flat, cols, MPI_DOUBLE, peer, r, MPI_COMM_WORLD, &rq[1]);
+            MPI_Isend(flat, len, MPI_DOUBLE, peer, r, MPI_COMM_WORLD, &rq[1]);
             MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
             for (size_t i = 0; i < n; i++) {
-                double want = i / (size_t)cols == (size_t)r ? 7000.0 * peer + (double)(i % (size_t)cols) : 0;
+                size_t j = i % (size_t)cols;
+                bool in_row = i / (size_t)cols == (size_t)r && j >= (size_t)inset && j < (size_t)(inset + len);
+                double want = in_row ? 7000.0 * peer + (double)(j - (size_t)inset) : 0;
                 if (grid[i] != want) {
-                    CHECK(0, "row %d into %dx%d from %d: cell %zu = %g, want %g", r, rows, cols, peer, i, grid[i], want);
+                    CHECK(0, "row %d (inset %d) into %dx%d from %d: cell %zu = %g, want %g", r, inset, rows, cols, peer,
+                          i, grid[i], want);
                     break;
                 }
             }
@@ -102,11 +109,20 @@ static void check_gaps(int len)
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
+    /* Types that are one run move as contiguous bytes, never packed or unpacked: the MPI_T
+     * counter pt2pt.packed_bytes stays where it was across every row (and a type that is not
+     * one run, below, moves it). */
+    unsigned long long packed = mt_pvar_value("pt2pt.packed_bytes");
     int shapes[][2] = {{4, 16}, {3, 1024}, {4, 16384}, {3, 131072}};
     for (int s = 0; s < 4; s++)
-        check_row(shapes[s][0], shapes[s][1]);
+        for (int inset = 0; inset <= 1; inset++)
+            check_row(shapes[s][0], shapes[s][1], inset);
+    unsigned long long after_rows = mt_pvar_value("pt2pt.packed_bytes");
+    CHECK(after_rows == packed, "rows of subarrays were packed: pt2pt.packed_bytes %llu -> %llu", packed, after_rows);
     int lens[] = {1, 100, 5000, 70000, 300000};
     for (int l = 0; l < 5; l++)
         check_gaps(lens[l]);
+    unsigned long long after_gaps = mt_pvar_value("pt2pt.packed_bytes");
+    CHECK(after_gaps > after_rows, "elements with gaps between them were not counted as packed (%llu)", after_gaps);
     return mt_finish();
 }

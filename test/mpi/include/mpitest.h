@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,34 @@ static inline void mt_errors_return(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+}
+
+/* The value of this process's MPI_T performance counter `want` (0 when there is none). */
+static inline unsigned long long mt_pvar_value(const char *want)
+{
+    int provided, n = 0;
+    unsigned long long v = 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return 0;
+    MPI_T_pvar_session session;
+    MPI_T_pvar_session_create(&session);
+    MPI_T_pvar_get_num(&n);
+    for (int i = 0; i < n; i++) {
+        char name[160];
+        int name_len = sizeof name, verbosity, cls, bind, ro, cont, atomic, count;
+        MPI_Datatype dt;
+        MPI_T_enum en;
+        MPI_T_pvar_handle h;
+        if (MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &cls, &dt, &en, NULL, NULL, &bind, &ro, &cont,
+                                &atomic) == MPI_SUCCESS &&
+            strcmp(name, want) == 0 && MPI_T_pvar_handle_alloc(session, i, NULL, &h, &count) == MPI_SUCCESS) {
+            MPI_T_pvar_read(session, h, &v);
+            MPI_T_pvar_handle_free(session, &h);
+        }
+    }
+    MPI_T_pvar_session_free(&session);
+    MPI_T_finalize();
+    return v;
 }
 
 /* Every collective algorithm that a test's environment forces (COURIER_COLL_<NAME>=<alg>) must

@@ -43,33 +43,6 @@ static int size_of(int round, int k)
     return sizes[(x >> 7) % (sizeof sizes / sizeof sizes[0])];
 }
 
-static unsigned long long pvar_value(const char *want)
-{
-    int provided, n = 0;
-    unsigned long long v = 0;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-        return 0;
-    MPI_T_pvar_session session;
-    MPI_T_pvar_session_create(&session);
-    MPI_T_pvar_get_num(&n);
-    for (int i = 0; i < n; i++) {
-        char name[160];
-        int name_len = sizeof name, verbosity, cls, bind, ro, cont, atomic, count;
-        MPI_Datatype dt;
-        MPI_T_enum en;
-        MPI_T_pvar_handle h;
-        if (MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &cls, &dt, &en, NULL, NULL, &bind, &ro, &cont,
-                                &atomic) == MPI_SUCCESS &&
-            strcmp(name, want) == 0 && MPI_T_pvar_handle_alloc(session, i, NULL, &h, &count) == MPI_SUCCESS) {
-            MPI_T_pvar_read(session, h, &v);
-            MPI_T_pvar_handle_free(session, &h);
-        }
-    }
-    MPI_T_pvar_session_free(&session);
-    MPI_T_finalize();
-    return v;
-}
-
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -166,7 +139,7 @@ int main(int argc, char **argv)
     MPI_Group_free(&node_group);
     MPI_Comm_free(&node);
     if (argc > 1 && strcmp(argv[1], "rewinds") == 0 && partner_here != MPI_UNDEFINED) {
-        unsigned long long rewinds = pvar_value("xport.shm.rewinds");
+        unsigned long long rewinds = mt_pvar_value("xport.shm.rewinds");
         CHECK(rewinds > 0, "no ring rewound (xport.shm.rewinds = %llu)", rewinds);
     }
     free(out);
