@@ -35,8 +35,14 @@ int cr_check_group(MPI_Group h, const char *arg, int flags, cr_group **out);
 int cr_check_info(MPI_Info h, const char *arg, int flags, cr_info **out);
 int cr_check_errhandler(MPI_Errhandler h, const char *arg, int flags, cr_errhandler **out);
 int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out);
-int cr_check_win_slow(MPI_Win h, const char *arg, int flags, cr_win **out);
-int cr_check_dtype_slow(MPI_Datatype h, const char *arg, int flags, cr_dtype **out);
+/* What an out-of-line checker of a hot handle returns: the object (NULL when rc is an error, or
+ * for an accepted null handle) and the error code, in registers. */
+typedef struct cr_checked {
+    void *obj;
+    int rc;
+} cr_checked;
+cr_checked cr_check_win_slow(MPI_Win h, const char *arg, int flags);
+cr_checked cr_check_dtype_slow(MPI_Datatype h, const char *arg, int flags);
 int cr_check_op(MPI_Op h, const char *arg, int flags, cr_op **out);
 int cr_check_buffer_fail(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg);
 
@@ -56,25 +62,31 @@ static inline int cr_check_comm(MPI_Comm h, const char *arg, int flags, cr_comm 
 
 /* Windows and datatypes are on the hot path of one-sided calls (a put is a few nanoseconds of
  * work): a valid handle is checked inline, anything else (null, invalid, uncommitted) out of
- * line. */
+ * line. The out-of-line part returns the object rather than storing it through `out`: `out`
+ * is the address of the entry point's local, and handing it to a function the compiler cannot
+ * see into would keep that local in memory (a store and a load on every call's path). */
 static CR_ALWAYS_INLINE int cr_check_win(MPI_Win h, const char *arg, int flags, cr_win **out)
 {
     cr_win *w = cr_handle_get((uintptr_t)h, CR_KIND_WIN);
-    if (CR_LIKELY(w != NULL)) {
-        *out = w;
-        return MPI_SUCCESS;
+    if (CR_UNLIKELY(w == NULL)) {
+        cr_checked c = cr_check_win_slow(h, arg, flags);
+        *out = c.obj;
+        return c.rc;
     }
-    return cr_check_win_slow(h, arg, flags, out);
+    *out = w;
+    return MPI_SUCCESS;
 }
 
 static CR_ALWAYS_INLINE int cr_check_dtype(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
 {
     cr_dtype *dt = cr_dtype_get(h);
-    if (CR_LIKELY(dt != NULL && (dt->flags & CR_DT_COMMITTED))) {
-        *out = dt;
-        return MPI_SUCCESS;
+    if (CR_UNLIKELY(dt == NULL || !(dt->flags & CR_DT_COMMITTED))) {
+        cr_checked c = cr_check_dtype_slow(h, arg, flags);
+        *out = c.obj;
+        return c.rc;
     }
-    return cr_check_dtype_slow(h, arg, flags, out);
+    *out = dt;
+    return MPI_SUCCESS;
 }
 
 static inline int cr_check_rank(const cr_comm *c, int rank, const char *arg, int mode)

@@ -77,24 +77,23 @@ int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out
     return MPI_SUCCESS;
 }
 
-int cr_check_win_slow(MPI_Win h, const char *arg, int flags, cr_win **out)
+cr_checked cr_check_win_slow(MPI_Win h, const char *arg, int flags)
 {
-    *out = NULL;
     if ((flags & CR_CHECK_NULL_OK) && h == MPI_WIN_NULL)
-        return MPI_SUCCESS;
+        return (cr_checked){NULL, MPI_SUCCESS};
     cr_win *w = cr_handle_get((uintptr_t)h, CR_KIND_WIN);
     if (!w)
-        return cr_err_bad_handle(MPI_ERR_WIN, "window", (uintptr_t)h, arg);
-    *out = w;
-    return MPI_SUCCESS;
+        return (cr_checked){NULL, cr_err_bad_handle(MPI_ERR_WIN, "window", (uintptr_t)h, arg)};
+    return (cr_checked){w, MPI_SUCCESS};
 }
 
-int cr_check_dtype_slow(MPI_Datatype h, const char *arg, int flags, cr_dtype **out)
+cr_checked cr_check_dtype_slow(MPI_Datatype h, const char *arg, int flags)
 {
-    *out = NULL;
     if ((flags & CR_CHECK_NULL_OK) && h == MPI_DATATYPE_NULL)
-        return MPI_SUCCESS;
-    return cr_dtype_check(h, arg, flags & CR_CHECK_COMMITTED, out);
+        return (cr_checked){NULL, MPI_SUCCESS};
+    cr_dtype *dt = NULL;
+    int rc = cr_dtype_check(h, arg, flags & CR_CHECK_COMMITTED, &dt);
+    return (cr_checked){rc ? NULL : dt, rc};
 }
 
 int cr_check_buffer_fail(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg)
