@@ -37,6 +37,13 @@ HANDLE_IN = {
     "SESSION": ("cr_session", "cr_check_session"),
     "WINDOW": ("cr_win", "cr_check_win"),
 }
+# Handle kinds a quick entry (override key `quick`) can resolve with no call: kind -> the inline
+# peek of binding.h that gives the object of a valid handle, or NULL for anything else.
+QUICK_PEEK = {
+    "COMMUNICATOR": "cr_peek_comm",
+    "DATATYPE": "cr_peek_dtype",
+    "WINDOW": "cr_peek_win",
+}
 # Kinds whose objects carry an error handler, in the order a call's errors prefer them.
 ERROBJ_KINDS = ["COMMUNICATOR", "WINDOW", "FILE", "SESSION"]
 COUNT_KINDS = {"POLYXFER_NUM_ELEM_NNI", "XFER_NUM_ELEM_NNI", "POLYDTYPE_NUM_ELEM_NNI"}
@@ -251,8 +258,57 @@ def returning(expr, ctype, lock, computed=True):
     return [f"    {ctype} cr_ret = {expr};", leave, "    return cr_ret;"]
 
 
-def gen_implemented(funcs, f, opts):
+def full_name(f):
+    return "cr_full_" + f.name[len("MPI_"):]
+
+
+def gen_quick(funcs, f, opts, full):
+    """The entry point of a procedure with a quick path (override key `quick`): when threads are
+    not at MPI_THREAD_MULTIPLE, MPI is running and every handle resolves inline, it hands the
+    objects to the implementation's quick function, which completes the common case and returns
+    true, or returns false having done nothing; anything else goes to the full entry point
+    (`full`, every check and the error path), by a tail call. The quick part makes no call, so
+    the registers and stack frame that the checks and the error path need (values kept across
+    their calls) stay on the full path."""
+    if f.base in LEVEL_SETTERS or opts.get("nolock") or opts.get("anytime") or not f.returns_error:
+        sys.exit(f"gen: {f.base}: `quick` needs an error-returning call that enters the section and needs MPI running")
+    nocheck = set(opts.get("nocheck", []))
+    has_buffer = any(p.kind == "BUFFER" for p in f.params)
+    args = ", ".join(a for _, a in impl_params(funcs, f, opts))
+    if "_l" in args or "cr_cvec" in args:
+        sys.exit(f"gen: {f.base}: `quick` passes arguments as they come (no narrowed outputs, no count arrays)")
     lines = [f"CR_API {f.proto('PMPI_')}", "{"]
+    # One test after another, each going to the full entry point at once when it fails.
+    lines.append("    if (CR_UNLIKELY(cr_thread_multiple || !cr_mpi_running()))")
+    lines.append("        goto full;")
+    for p in f.params:
+        if p.name in nocheck or p.kind == "VARARGS" or not is_handle_in(p, opts):
+            continue
+        peek = QUICK_PEEK.get(p.kind)
+        if not peek:
+            sys.exit(f"gen: {f.base}: `quick` cannot resolve a {p.kind} handle inline ({p.name})")
+        t = HANDLE_IN[p.kind][0]
+        extra = ", CR_CHECK_COMMITTED" if p.kind == "DATATYPE" and has_buffer else ", 0" if p.kind == "DATATYPE" else ""
+        lines.append(f"    {t} *{p.name}_obj = {peek}({p.name}{extra});")
+        lines.append(f"    if (CR_UNLIKELY(!{p.name}_obj))")
+        lines.append("        goto full;")
+    lines.append(f"    if (CR_LIKELY({opts['quick']}({args})))")
+    lines.append("        return MPI_SUCCESS;")
+    lines.append("full:")
+    lines.append(f"    return {full}({', '.join(p.name for p in f.params)});")
+    lines.append("}")
+    return lines
+
+
+def gen_implemented(funcs, f, opts):
+    if opts.get("quick"):  # the full entry point, then the quick one in front of it
+        head = f"static __attribute__((noinline)) {f.proto('cr_full_')}"
+        return gen_full(funcs, f, opts, head) + [""] + gen_quick(funcs, f, opts, full_name(f))
+    return gen_full(funcs, f, opts, f"CR_API {f.proto('PMPI_')}")
+
+
+def gen_full(funcs, f, opts, head):
+    lines = [head, "{"]
     lines.append(f'    static const char cr_fname[] = "{f.name}";')
     lines.append("    int cr_rc;")
     big = f if separate_forms(f) else twin_of(funcs, f)
@@ -351,6 +407,9 @@ def main():
             continue
         seen.add(name)
         header.append(impl_proto(funcs, f, opts) + ";")
+        if opts.get("quick"):
+            args = ", ".join(d for d, _ in impl_params(funcs, f, opts))
+            header.append(f"bool {opts['quick']}({args});")
     header += ["", "#endif", ""]
     write(os.path.join(outdir, "cr_impl.h"), "\n".join(header))
 

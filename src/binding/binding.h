@@ -89,6 +89,27 @@ static CR_ALWAYS_INLINE int cr_check_dtype(MPI_Datatype h, const char *arg, int 
     return MPI_SUCCESS;
 }
 
+/* Peeks for the quick entry points (gen_bindings.py, override key `quick`): the object of a
+ * valid handle (a datatype also committed, with CR_CHECK_COMMITTED), or NULL for anything else,
+ * which sends the call down the full entry point and its checks. Inline, with no call. */
+static CR_ALWAYS_INLINE cr_comm *cr_peek_comm(MPI_Comm h)
+{
+    return cr_comm_get(h);
+}
+
+static CR_ALWAYS_INLINE cr_win *cr_peek_win(MPI_Win h)
+{
+    return cr_handle_get((uintptr_t)h, CR_KIND_WIN);
+}
+
+static CR_ALWAYS_INLINE cr_dtype *cr_peek_dtype(MPI_Datatype h, int flags)
+{
+    cr_dtype *dt = cr_dtype_get(h);
+    if (dt && (flags & CR_CHECK_COMMITTED) && !(dt->flags & CR_DT_COMMITTED))
+        return NULL;
+    return dt;
+}
+
 static inline int cr_check_rank(const cr_comm *c, int rank, const char *arg, int mode)
 {
     if (CR_LIKELY((unsigned)rank < (unsigned)c->remote_size))

@@ -186,6 +186,27 @@ static CR_ALWAYS_INLINE bool quick_transfer(void *obuf, MPI_Count ocount, const 
     return true;
 }
 
+/* The quick entry points' part (override key `quick`, doc/design/bindings.md): the whole call
+ * when it is the common case. The binding has resolved the handles and made no other check:
+ * quick_transfer declines negative counts (they exceed 2^31 as unsigned) and an empty transfer,
+ * and a NULL origin buffer is declined here, so each goes down the full entry point, which
+ * raises the error. */
+CR_ALWAYS_INLINE bool cr_mpi_put_quick(const void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datatype,
+                                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                       cr_dtype *target_datatype, cr_win *win)
+{
+    return origin_addr && quick_transfer((void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                         target_count, target_datatype, win, true);
+}
+
+CR_ALWAYS_INLINE bool cr_mpi_get_quick(void *origin_addr, MPI_Count origin_count, cr_dtype *origin_datatype,
+                                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                       cr_dtype *target_datatype, cr_win *win)
+{
+    return origin_addr && quick_transfer(origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                                         target_count, target_datatype, win, false);
+}
+
 /* The full paths, out of line: what the entry points inline (cr_mpi_put, cr_mpi_get) is the
  * quick path and a call. */
 static __attribute__((noinline)) int put(const void *obuf, MPI_Count ocount, cr_dtype *odt, int target,

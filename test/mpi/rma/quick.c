@@ -80,6 +80,42 @@ static void slots(MPI_Win win, int flavor, int epoch, int pass)
     }
 }
 
+/* Inside an epoch where the quick entry points (gen_bindings.py, `quick`) would take a call,
+ * arguments they leave to the full entry point: each must still get its error class, and
+ * nothing may reach the target's memory (its last 8 bytes stay as they were). A window
+ * handle that names nothing (MPI_WIN_NULL, or a freed window) raises its error on
+ * MPI_COMM_SELF, where this test sets MPI_ERRORS_RETURN too. */
+static void declined(MPI_Win win, int t, MPI_Aint end)
+{
+    uint64_t before = 0, w, back = 0;
+    CHECK_CLASS(MPI_Get(&before, 8, MPI_BYTE, t, end - 8, 8, MPI_BYTE, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Win_flush(t, win), MPI_SUCCESS);
+    w = ~before;
+    MPI_Datatype loose;
+    MPI_Type_contiguous(8, MPI_BYTE, &loose); /* never committed */
+    CHECK_CLASS(MPI_Put(&w, -1, MPI_BYTE, t, end - 8, 8, MPI_BYTE, win), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Put(&w, 8, MPI_BYTE, t, end - 8, -8, MPI_BYTE, win), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Get(&back, -8, MPI_BYTE, t, end - 8, 8, MPI_BYTE, win), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Put(NULL, 8, MPI_BYTE, t, end - 8, 8, MPI_BYTE, win), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Get(NULL, 8, MPI_BYTE, t, end - 8, 8, MPI_BYTE, win), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Put(&w, 1, loose, t, end - 8, 8, MPI_BYTE, win), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Put(&w, 8, MPI_BYTE, t, end - 8, 1, loose, win), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Get(&back, 8, MPI_BYTE, t, end - 8, 8, MPI_DATATYPE_NULL, win), MPI_ERR_TYPE);
+    CHECK_CLASS(MPI_Put(&w, 8, MPI_BYTE, t, end - 8, 8, MPI_BYTE, MPI_WIN_NULL), MPI_ERR_WIN);
+    CHECK_CLASS(MPI_Get(&back, 8, MPI_BYTE, t, end - 8, 8, MPI_BYTE, MPI_WIN_NULL), MPI_ERR_WIN);
+    CHECK_CLASS(MPI_Win_flush(t, MPI_WIN_NULL), MPI_ERR_WIN);
+    CHECK_CLASS(MPI_Win_flush(-1, win), MPI_ERR_RANK);
+    CHECK_CLASS(MPI_Win_flush(MPI_PROC_NULL, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Put_c(&w, -1, MPI_BYTE, t, end - 8, 8, MPI_BYTE, win), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Put_c(&w, (MPI_Count)1 << 32, MPI_BYTE, t, end - 8, (MPI_Count)1 << 32, MPI_BYTE, win),
+                MPI_ERR_RMA_RANGE);
+    CHECK_CLASS(MPI_Get(&back, 8, MPI_BYTE, t, end - 8, 8, MPI_BYTE, win), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Win_flush(t, win), MPI_SUCCESS);
+    CHECK(back == before, "a declined put reached target %d: its last 8 bytes are %llx, were %llx", t,
+          (unsigned long long)back, (unsigned long long)before);
+    MPI_Type_free(&loose);
+}
+
 /* The end of each target's window, one at a time under an exclusive lock: the last 8 bytes
  * are reached, one byte further is not, nor are displacements near 2^31 or negative. */
 static void ends(MPI_Win win, int flavor)
@@ -104,6 +140,7 @@ static void ends(MPI_Win win, int flavor)
         CHECK_CLASS(MPI_Put(&v, 8, MPI_BYTE, size, 0, 8, MPI_BYTE, win), MPI_ERR_RANK);
         CHECK_CLASS(MPI_Put(&v, 8, MPI_BYTE, MPI_PROC_NULL, 0, 8, MPI_BYTE, win), MPI_SUCCESS);
         CHECK_CLASS(MPI_Put(&v, 0, MPI_BYTE, t, end + 100, 0, MPI_BYTE, win), MPI_SUCCESS); /* touches nothing */
+        declined(win, t, end);
         MPI_Win_unlock(t, win);
         /* The lock is gone: no epoch towards t. */
         CHECK_CLASS(MPI_Put(&v, 8, MPI_BYTE, t, 0, 8, MPI_BYTE, win), MPI_ERR_RMA_SYNC);
@@ -169,6 +206,7 @@ static void run(int flavor)
         MPI_Win_create(mem, bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     }
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN); /* errors of MPI_WIN_NULL (declined) */
     memset(mem, 0, (size_t)bytes);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int epoch = 0; epoch < 3; epoch++) {
