@@ -329,17 +329,11 @@ CR_COLL_THREE_FORMS(alltoallv,
              cr_cvec rdispls, cr_dtype *rdt, cr_comm *comm),
             (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rdt, comm))
 
-/* Resolves a type per process (sendtypes[i] or recvtypes[i]) into `out`. */
+/* Resolves a type per process (sendtypes[i] or recvtypes[i]) into `out`, committed as
+ * cr_coll_resolve requires. */
 int cr_coll_resolve_types(const MPI_Datatype *types, int n, const char *arg, cr_dtype **out)
 {
-    for (int i = 0; i < n; i++) {
-        char name[48];
-        snprintf(name, sizeof name, "%s[%d]", arg, i);
-        int err = cr_coll_resolve(types[i], name, &out[i]);
-        if (err)
-            return err;
-    }
-    return MPI_SUCCESS;
+    return cr_dtype_check_array(types, n, arg, true, out);
 }
 
 static int alltoallw(const void *sbuf, cr_cvec scounts, cr_cvec sdispls, const MPI_Datatype stypes[], void *rbuf,

@@ -480,12 +480,7 @@ int cr_mpi_type_create_struct(MPI_Count count, cr_cvec lens, cr_cvec disps, cons
     cr_dtype **resolved = malloc((size_t)(count ? count : 1) * sizeof *resolved);
     if (!resolved)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %lld datatypes", (long long)count);
-    int err = MPI_SUCCESS;
-    for (MPI_Count i = 0; i < count && !err; i++) {
-        char arg[48];
-        snprintf(arg, sizeof arg, "array_of_types[%lld]", (long long)i);
-        err = cr_dtype_check(types[i], arg, false, &resolved[i]);
-    }
+    int err = cr_dtype_check_array(types, count, "array_of_types", false, resolved);
     if (!err) {
         blocks_args a = {.count = count, .lens = lens, .disps = disps, .bytes = true, .types = resolved};
         err = blocks(MPI_COMBINER_STRUCT, &a, newtype);

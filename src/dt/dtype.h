@@ -128,6 +128,10 @@ static inline bool cr_dtype_starts_at_buffer(const cr_dtype *dt)
 
 /* Resolves a datatype handle (committed when `committed`), or returns an error naming `arg`. */
 int cr_dtype_check(MPI_Datatype h, const char *arg, bool committed, cr_dtype **out);
+/* The same for n handles (a struct's types, alltoallw's per-process types) into out[0..n): an
+ * error names the element, `arg[i]`. The name is made only for an element that fails, not for
+ * every element of every call. */
+int cr_dtype_check_array(const MPI_Datatype *types, MPI_Count n, const char *arg, bool committed, cr_dtype **out);
 
 /* A type of `combiner` whose contents are (ints, oldtype) and whose layout is `inner`'s (which it
  * holds), with the bounds lb and lb + extent: for constructors defined by composing others

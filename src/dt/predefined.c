@@ -6,6 +6,7 @@
 
 #include <complex.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <wchar.h>
 
@@ -198,5 +199,20 @@ int cr_dtype_check(MPI_Datatype h, const char *arg, bool committed, cr_dtype **o
     if (CR_UNLIKELY(committed && !(dt->flags & CR_DT_COMMITTED)))
         return cr_err(MPI_ERR_TYPE, "%s is a datatype that was not committed (call MPI_Type_commit first)", arg);
     *out = dt;
+    return MPI_SUCCESS;
+}
+
+int cr_dtype_check_array(const MPI_Datatype *types, MPI_Count n, const char *arg, bool committed, cr_dtype **out)
+{
+    for (MPI_Count i = 0; i < n; i++) {
+        cr_dtype *dt = cr_dtype_get(types[i]);
+        if (CR_LIKELY(dt && (!committed || (dt->flags & CR_DT_COMMITTED)))) {
+            out[i] = dt;
+            continue;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "%s[%lld]", arg, (long long)i);
+        return cr_dtype_check(types[i], name, committed, &out[i]);
+    }
     return MPI_SUCCESS;
 }

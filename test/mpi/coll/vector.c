@@ -1076,6 +1076,15 @@ static void expect_class(int rc, int cls, const char *name, const char *what, in
     }
 }
 
+/* An error about element i of a per-process array names it: "sendtypes[3]". */
+static void expect_names(int rc, const char *name, const char *array, int i, int form, int c)
+{
+    char elem[48];
+    snprintf(elem, sizeof elem, "%s[%d]", array, i);
+    CHECK(rc == MPI_SUCCESS || mt_string_has(rc, elem), "%s%s (%s): the error does not name %s", name, c ? "_c" : "",
+          f_name[form], elem);
+}
+
 #define ERR3(B, I, ...)                                                                            \
     (form == F_BLOCKING      ? B(__VA_ARGS__)                                                      \
      : form == F_NONBLOCKING ? I(__VA_ARGS__, &req)                                                \
@@ -1174,10 +1183,12 @@ static void errors(void)
             rc = c ? ERR3C(MPI_Alltoallw, MPI_Ialltoallw, sbuf, ccnt, cdis, types, rbuf, ccnt, cdis, rtypes, d)
                    : ERR3(MPI_Alltoallw, MPI_Ialltoallw, sbuf, cnt, dis, types, rbuf, cnt, dis, rtypes, d);
             expect_class(rc, MPI_ERR_TYPE, "MPI_Alltoallw", what, form, c);
+            expect_names(rc, "MPI_Alltoallw", "recvtypes", bad, form, c);
             snprintf(what, sizeof what, "sendtypes[%d] = MPI_DATATYPE_NULL", bad);
             rc = c ? ERR3C(MPI_Alltoallw, MPI_Ialltoallw, sbuf, ccnt, cdis, rtypes, rbuf, ccnt, cdis, types, d)
                    : ERR3(MPI_Alltoallw, MPI_Ialltoallw, sbuf, cnt, dis, rtypes, rbuf, cnt, dis, types, d);
             expect_class(rc, MPI_ERR_TYPE, "MPI_Alltoallw", what, form, c);
+            expect_names(rc, "MPI_Alltoallw", "sendtypes", bad, form, c);
             free(rtypes);
             /* Scan and exscan with MPI_OP_NULL. */
             rc = c ? ERR3C(MPI_Scan, MPI_Iscan, sbuf, rbuf, 1, MPI_INT, MPI_OP_NULL, d)
