@@ -132,7 +132,7 @@ static inline int cr_check_tag(int tag, const char *arg, int any_ok)
 
 /* A buffer that holds data (count > 0 of a type whose data starts at the buffer) cannot be
  * NULL. MPI_BOTTOM (also NULL) is fine with types that carry absolute addresses. */
-static inline int cr_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg)
+static CR_ALWAYS_INLINE int cr_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg)
 {
     if (CR_LIKELY(buf != NULL) || count == 0 || !cr_dtype_starts_at_buffer(dt))
         return MPI_SUCCESS;

@@ -101,7 +101,14 @@ static inline void cr_comm_hold(cr_comm *c)
 {
     cr_obj_ref(c);
 }
-void cr_comm_release(cr_comm *c);
+/* cr_comm_release's last reference: frees the communicator's context and everything it holds. */
+void cr_comm_destroy(cr_comm *c);
+/* Drops a reference (inline: every request of a point-to-point call holds its communicator). */
+static inline void cr_comm_release(cr_comm *c)
+{
+    if (cr_obj_unref(c))
+        cr_comm_destroy(c);
+}
 
 /* Replaces `*slot` (an object's handler) with `eh`, keeping reference counts; MPI_ERR_ARG for a
  * user handler made for another kind of object. */

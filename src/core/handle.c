@@ -11,7 +11,7 @@ void cr_pool_setup(cr_kind kind, size_t objsize)
 {
     cr_pool *p = &cr_pools[kind];
     p->kind = (uint8_t)kind;
-    p->objsize = (objsize + 15) & ~(size_t)15;
+    p->objsize = CR_POOL_OBJSIZE(objsize);
 }
 
 void cr_handle_predefine(cr_obj *obj, uintptr_t handle, cr_kind kind)
@@ -47,20 +47,9 @@ static int pool_grow(cr_pool *p)
     return 0;
 }
 
-void *cr_obj_alloc(cr_kind kind)
+void *cr_obj_alloc_grow(cr_kind kind)
 {
-    cr_pool *p = &cr_pools[kind];
-    if (!p->free_head && pool_grow(p) != 0)
-        return NULL;
-    uint32_t index = p->free_head - 1;
-    cr_obj *o = (cr_obj *)cr_pool_slot(p, index);
-    p->free_head = o->next_free;
-    memset(o, 0, p->objsize);
-    o->kind = (uint8_t)kind;
-    o->refs = 1;
-    o->handle = ((uint32_t)kind << CR_HANDLE_KIND_SHIFT) | index;
-    p->live++;
-    return o;
+    return pool_grow(&cr_pools[kind]) == 0 ? cr_obj_alloc(kind) : NULL;
 }
 
 void cr_obj_free(void *obj)

@@ -14,30 +14,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static cr_match_ctx **ctxs;
-static uint32_t nctxs;
+cr_match_ctx **cr_match_ctxs;
+uint32_t cr_match_nctxs;
 
-cr_match_ctx *cr_match_ctx_get(uint32_t full_ctx)
+cr_match_ctx *cr_match_ctx_create(uint32_t full_ctx)
 {
     uint32_t ctx = CR_CTX_INDEX(full_ctx);
-    if (CR_UNLIKELY(ctx >= nctxs)) {
-        uint32_t n = CR_MAX(ctx + 1, nctxs * 2);
-        cr_match_ctx **grown = realloc(ctxs, n * sizeof *grown);
+    if (ctx >= cr_match_nctxs) {
+        uint32_t n = CR_MAX(ctx + 1, cr_match_nctxs * 2);
+        cr_match_ctx **grown = realloc(cr_match_ctxs, n * sizeof *grown);
         if (!grown)
             return NULL;
-        memset(grown + nctxs, 0, (n - nctxs) * sizeof *grown);
-        ctxs = grown;
-        nctxs = n;
+        memset(grown + cr_match_nctxs, 0, (n - cr_match_nctxs) * sizeof *grown);
+        cr_match_ctxs = grown;
+        cr_match_nctxs = n;
     }
-    if (CR_UNLIKELY(!ctxs[ctx]))
-        ctxs[ctx] = calloc(1, sizeof(cr_match_ctx));
-    return ctxs[ctx];
+    if (!cr_match_ctxs[ctx])
+        cr_match_ctxs[ctx] = calloc(1, sizeof(cr_match_ctx));
+    return cr_match_ctxs[ctx];
 }
 
 cr_match_ctx *cr_match_ctx_find(uint32_t full_ctx)
 {
     uint32_t ctx = CR_CTX_INDEX(full_ctx);
-    return ctx < nctxs ? ctxs[ctx] : NULL;
+    return ctx < cr_match_nctxs ? cr_match_ctxs[ctx] : NULL;
 }
 
 
@@ -189,15 +189,15 @@ cr_unexp *cr_match_find_unexp(cr_match_ctx *m, uint32_t ctx, int source, int tag
 
 void cr_match_finalize(void)
 {
-    for (uint32_t c = 0; c < nctxs; c++) {
-        if (!ctxs[c])
+    for (uint32_t c = 0; c < cr_match_nctxs; c++) {
+        if (!cr_match_ctxs[c])
             continue;
-        while (ctxs[c]->unexp_head) {
-            cr_unexp *u = ctxs[c]->unexp_head;
-            ctxs[c]->unexp_head = u->next;
+        while (cr_match_ctxs[c]->unexp_head) {
+            cr_unexp *u = cr_match_ctxs[c]->unexp_head;
+            cr_match_ctxs[c]->unexp_head = u->next;
             free(u);
         }
-        free(ctxs[c]);
+        free(cr_match_ctxs[c]);
     }
     for (int c = 0; c < UNEXP_CLASSES; c++) {
         while (unexp_cache[c].head) {
@@ -208,7 +208,7 @@ void cr_match_finalize(void)
         unexp_cache[c].n = 0;
     }
     unexp_cached_bytes = 0;
-    free(ctxs);
-    ctxs = NULL;
-    nctxs = 0;
+    free(cr_match_ctxs);
+    cr_match_ctxs = NULL;
+    cr_match_nctxs = 0;
 }

@@ -13,8 +13,21 @@ typedef struct cr_match_ctx {
     uint32_t closed_epoch; /* the latest such: frames of it or older epochs are stale */
 } cr_match_ctx;
 
+/* Every slot's state, by context index (NULL: not used yet); read inline on every post. */
+extern cr_match_ctx **cr_match_ctxs;
+extern uint32_t cr_match_nctxs;
+
+/* cr_match_ctx_get's first use of a slot: grows the table, creates the state. */
+cr_match_ctx *cr_match_ctx_create(uint32_t ctx);
+
 /* The state of a context id's slot: created on first use, or NULL when out of memory. */
-cr_match_ctx *cr_match_ctx_get(uint32_t ctx);
+static inline cr_match_ctx *cr_match_ctx_get(uint32_t full_ctx)
+{
+    uint32_t ctx = CR_CTX_INDEX(full_ctx);
+    if (CR_LIKELY(ctx < cr_match_nctxs && cr_match_ctxs[ctx]))
+        return cr_match_ctxs[ctx];
+    return cr_match_ctx_create(full_ctx);
+}
 /* The same without creating it. */
 cr_match_ctx *cr_match_ctx_find(uint32_t ctx);
 

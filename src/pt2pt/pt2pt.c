@@ -900,7 +900,7 @@ int cr_pt2pt_recv_post(cr_request *r)
     cr_match_ctx *m = cr_match_ctx_get(r->ctx);
     if (!m)
         return cr_err(MPI_ERR_NO_MEM, "out of memory posting a receive");
-    cr_unexp *u = cr_match_find_unexp(m, r->ctx, r->peer, r->tag, true);
+    cr_unexp *u = m->unexp_head ? cr_match_find_unexp(m, r->ctx, r->peer, r->tag, true) : NULL;
     if (u) {
         receive_unexp(r, u);
         return MPI_SUCCESS;

@@ -28,12 +28,7 @@ void cr_request_setup(void)
 
 cr_request *cr_request_new(cr_req_kind kind, const cr_request_ops *ops)
 {
-    cr_request *r = cr_obj_alloc(CR_KIND_REQUEST);
-    if (r) {
-        r->kind = (uint8_t)kind;
-        r->ops = ops;
-    }
-    return r;
+    return cr_request_take(kind, ops);
 }
 
 void cr_request_release(cr_request *r)

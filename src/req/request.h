@@ -111,6 +111,17 @@ static inline MPI_Request cr_request_handle(const cr_request *r)
 
 /* A new request with one reference (the user's handle), run by `ops`. NULL when out of memory. */
 cr_request *cr_request_new(cr_req_kind kind, const cr_request_ops *ops);
+
+/* cr_request_new inlined, for the paths that take a request per message (MPI_Irecv). */
+static CR_ALWAYS_INLINE cr_request *cr_request_take(cr_req_kind kind, const cr_request_ops *ops)
+{
+    cr_request *r = cr_obj_alloc_sized(CR_KIND_REQUEST, CR_POOL_OBJSIZE(sizeof(cr_request)));
+    if (r) {
+        r->kind = (uint8_t)kind;
+        r->ops = ops;
+    }
+    return r;
+}
 /* Drops a reference; releases the request with the last. */
 void cr_request_release(cr_request *r);
 /* Marks the operation complete. A request the user already freed is released. */

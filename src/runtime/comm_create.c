@@ -455,10 +455,8 @@ int cr_mpi_comm_disconnect(MPI_Comm *h)
     return err ? err : cr_mpi_comm_free(h);
 }
 
-void cr_comm_release(cr_comm *c)
+void cr_comm_destroy(cr_comm *c)
 {
-    if (!cr_obj_unref(c))
-        return;
     if (c->ctx != CR_CTX_NONE) { /* (none: an MPI_Comm_idup that failed) */
         cr_pt2pt_ctx_close(c->ctx); /* and ctx + 1: what still comes for them is dropped */
         cr_comm_slot_release(c->ctx);
