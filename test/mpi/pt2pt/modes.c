@@ -180,7 +180,8 @@ int main(int argc, char **argv)
                         bool first = rank < partner;
                         if (first)
                             do_send(mode, send_buf, count, dt, partner, tag, &sreq);
-                        MPI_Status pst;
+                        MPI_Status pst; /* (MPI_Probe leaves MPI_ERROR alone, MPI-4.1 3.2.5: filled as st is) */
+                        memset(&pst, GUARD, sizeof pst);
                         CHECK_CLASS(MPI_Probe(partner, tag, MPI_COMM_WORLD, &pst), MPI_SUCCESS);
                         check_status(&pst, partner, tag, t, count, what);
                         if (iter % 2) {
