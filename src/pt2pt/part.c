@@ -150,11 +150,17 @@ static int send_partition(part *p, int i)
 
 /* ----------------------------------------------------------------- receiving */
 
+/* Which of the sender's partitions the data message `m` carries: its tag says (data_tag). */
+static int64_t partition_of(const part *p, const cr_request *m)
+{
+    uint32_t first = (uint32_t)p->h.first_tag % DATA_TAGS, at = (uint32_t)(DATA_TAG_FIRST - m->tag);
+    return (int64_t)((at + DATA_TAGS - first) % DATA_TAGS);
+}
+
 static void data_arrived(cr_request *m)
 {
     part *p = m->owner;
-    char *base = p->packed ? p->packed : p->buf + p->dt->true_lb;
-    int64_t k = ((char *)m->buf - base) / (int64_t)(p->h.part_bytes ? p->h.part_bytes : 1);
+    int64_t k = partition_of(p, m); /* (not from the address: partitions of 0 bytes share one) */
     if (m->status.MPI_ERROR && !p->err)
         p->err = m->status.MPI_ERROR;
     if (p->packed && !p->err) /* (the round's error, a mismatch, leaves buf alone) */

@@ -222,6 +222,25 @@ static void edges(void)
     }
     MPI_Request_free(&s);
     MPI_Request_free(&r);
+    /* partitions of no data, into a receive type of two blocks (each lands nowhere, and all arrive) */
+    MPI_Datatype spaced;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &spaced);
+    MPI_Type_commit(&spaced);
+    MPI_Psend_init(x, 6, 0, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &s);
+    MPI_Precv_init(x, 3, 0, spaced, peer, 4, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+    MPI_Type_free(&spaced);
+    for (int round = 0; round < 3; round++) {
+        MPI_Start(&s);
+        MPI_Start(&r);
+        CHECK_CLASS(MPI_Pready_range(0, 5, s), MPI_SUCCESS);
+        MPI_Wait(&s, MPI_STATUS_IGNORE);
+        MPI_Wait(&r, &st);
+        int n = -1;
+        MPI_Get_count(&st, MPI_INT, &n);
+        CHECK(n == 0 && x[0] == 1 && x[3] == 4, "partitions of no data: count %d, buffer %d..%d", n, x[0], x[3]);
+    }
+    MPI_Request_free(&s);
+    MPI_Request_free(&r);
     /* zero partitions */
     MPI_Psend_init(x, 0, 4, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &s);
     MPI_Precv_init(x, 0, 4, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
