@@ -138,10 +138,15 @@ static void oq_push(int dst, const cr_penv *env, cr_request *req, const ctl_word
     OQ.tail[dst] = it;
 }
 
-static size_t eager_limit(int dst)
+/* Whether a message of `bytes` goes eagerly in one frame: within the eager limit, and the
+ * transport would rather not cut it in pieces (cr_xport_stream_frame: rings copy the pieces of
+ * a message of a few KiB at both ends at once, so it goes long eager). A synchronous send
+ * needs its answer whatever the size, and long eager has none: it stays eager up to the
+ * largest frame. */
+static bool eager_fits(int dst, uint64_t bytes, bool sync)
 {
-    size_t frame = cr_xport_max_frame(dst);
-    return CR_MIN((size_t)eager_max, frame);
+    return bytes <= (uint64_t)eager_max &&
+           bytes <= (sync ? cr_xport_max_frame(dst) : cr_xport_stream_frame(dst, bytes));
 }
 
 /* A piece of a non-contiguous send buffer, packed by the transport straight into the frame. */
@@ -155,6 +160,10 @@ CR_PVAR_DEFINE(packed_bytes, "pt2pt.packed_bytes",
                "bytes of point-to-point messages packed from a non-contiguous send buffer into frames, or unpacked "
                "from frames or a scratch buffer into a non-contiguous receive buffer (types that are one run, "
                "CR_DT_ONE_RUN, move as contiguous bytes and count nothing)");
+
+CR_PVAR_DEFINE(long_eager_sends, "pt2pt.long_eager",
+               "messages sent long eager: in several frames, without waiting for the receiver (above the eager "
+               "limit, or above the size a transport would rather cut in pieces: COURIER_SHM_PIECES_FROM)");
 
 /* (atomic: threads packing for different communicators may not share a lock) */
 static inline void count_packed(uint64_t n)
@@ -206,7 +215,7 @@ static bool try_send(int dst, cr_penv *env, cr_request *req, const ctl_words *wo
     case P_LONG: {
         cr_request *r = req;
         /* streams (long eager, DATA) go in the transport's stream frames (cr_xport_stream_frame) */
-        uint64_t chunk = CR_MIN(r->bytes - r->offset, (uint64_t)cr_xport_stream_frame(dst));
+        uint64_t chunk = CR_MIN(r->bytes - r->offset, (uint64_t)cr_xport_stream_frame(dst, r->bytes));
         cr_penv e = *env;
         if (e.type == P_DATA)
             e.a = r->offset;
@@ -853,7 +862,7 @@ int cr_pt2pt_send_start(cr_request *r)
     /* The request's address goes on the wire only when it stays valid until the peer answers
      * (synchronous eager, rendezvous): a cancel request names a message by it. */
     cr_penv env = {.ctx = r->ctx, .src = c->rank, .tag = r->tag, .a = r->bytes, .b = (uintptr_t)r};
-    bool eager = r->bytes <= eager_limit(dst), long_eager = !eager && r->bytes <= (uint64_t)long_max && r->mode != CR_MODE_SYNC;
+    bool eager = eager_fits(dst, r->bytes, r->mode == CR_MODE_SYNC), long_eager = !eager && r->bytes <= (uint64_t)long_max && r->mode != CR_MODE_SYNC;
     if ((eager || long_eager) && !credit_take(dst, r->bytes))
         eager = long_eager = false; /* the receiver holds enough of our early messages: rendezvous */
     if (eager) {
@@ -871,6 +880,7 @@ int cr_pt2pt_send_start(cr_request *r)
          * the message by the request (b), like the others (a). */
         env.type = P_LONG;
         r->proto = P_LONG;
+        __atomic_fetch_add(&long_eager_sends, 1, __ATOMIC_RELAXED);
         r->offset = 0;
         send_frame(dst, &env, r, NULL);
         return MPI_SUCCESS;
@@ -984,8 +994,8 @@ bool cr_pt2pt_send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest,
     /* A small contiguous message, nothing queued before it, room to send. */
     int dst = cr_comm_peer_world(comm, dest);
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
-    if (CR_LIKELY(cr_dtype_is_contig_n(dt, count) && bytes <= (uint64_t)eager_max && oq_empty(dst) &&
-                  bytes <= cr_xport_max_frame(dst) && credit_take(dst, bytes))) {
+    if (CR_LIKELY(cr_dtype_is_contig_n(dt, count) && oq_empty(dst) && eager_fits(dst, bytes, false) &&
+                  credit_take(dst, bytes))) {
         cr_penv env = {.ctx = ctx, .src = comm->rank, .tag = tag, .type = P_EAGER, .a = bytes};
         if (cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
             return true;

@@ -116,6 +116,12 @@ static size_t self_max_frame(int peer)
     return (size_t)1 << 20;
 }
 
+static size_t self_stream_frame(int peer, uint64_t bytes)
+{
+    (void)bytes;
+    return self_max_frame(peer);
+}
+
 static int self_poll(void)
 {
     int got = 0;
@@ -180,7 +186,7 @@ static bool self_no_split(int peer, uint64_t bytes)
     return false;
 }
 
-static const cr_xport_ops self_ops = {"self",   self_send, self_send_gather, self_max_frame, self_max_frame,
+static const cr_xport_ops self_ops = {"self",   self_send, self_send_gather, self_max_frame, self_stream_frame,
                                       self_read, self_write, self_yes, self_yes, self_no_split};
 
 /* ----------------------------------------------------------------- routing */
@@ -254,10 +260,10 @@ size_t cr_xport_max_frame(int dst)
     return r->ops->max_frame(r->peer);
 }
 
-size_t cr_xport_stream_frame(int dst)
+size_t cr_xport_stream_frame(int dst, uint64_t bytes)
 {
     const route *r = &X.routes[dst];
-    return r->ops->stream_frame(r->peer);
+    return r->ops->stream_frame(r->peer, bytes);
 }
 
 int cr_xport_poll(void)

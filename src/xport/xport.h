@@ -93,7 +93,7 @@ typedef struct cr_xport_ops {
     bool (*send)(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
     bool (*send_gather)(int peer, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g);
     size_t (*max_frame)(int peer);
-    size_t (*stream_frame)(int peer); /* see cr_xport_stream_frame */
+    size_t (*stream_frame)(int peer, uint64_t bytes); /* see cr_xport_stream_frame */
     int (*read)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
     int (*write)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
     bool (*can_read)(int peer);       /* single copy is the policy towards it */
@@ -109,10 +109,12 @@ typedef struct cr_xport_ops {
  * cr_xport_max_frame(dst). Two payload pieces are sent back to back (header + data). */
 bool cr_xport_send(int dst, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
 size_t cr_xport_max_frame(int dst);
-/* The frame size for the pieces of one long message streamed to `dst` (at most max_frame): a
- * transport whose two ends copy at once (rings) gains from small pieces, one whose every frame
- * costs a system call (sockets) from large ones. */
-size_t cr_xport_stream_frame(int dst);
+/* The frame size for the pieces of a message of `bytes` streamed to `dst` (at most max_frame;
+ * at least `bytes` when the transport would rather send it in one frame): a transport whose two
+ * ends copy at once (rings) gains from pieces, so that the receiver copies one out while the
+ * sender copies the next in; one whose every frame costs a system call (sockets) from large
+ * ones. */
+size_t cr_xport_stream_frame(int dst, uint64_t bytes);
 /* The same with a payload of `len` bytes that `g` writes into the frame. */
 bool cr_xport_send_gather(int dst, cr_xclass cls, const cr_xenv *env, size_t len, cr_xgather *g);
 

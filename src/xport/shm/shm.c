@@ -69,7 +69,11 @@
 #define REWIND_MIN 1024 /* smaller frames gain less than the rewind's own header costs */
 #define REWIND_CLASS 0xff /* a header that sends the receiver to the ring's start (rewind_ring) */
 
-static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start, tune_doorbell, tune_rewind;
+static int64_t tune_ring_size, tune_cma, tune_wait, tune_seq_start, tune_doorbell, tune_rewind, tune_pieces;
+CR_TUNABLE(tune_pieces, COURIER_SHM_PIECES_FROM, CR_TUNE_SIZE, "4K",
+           "a message above this many bytes goes to a process of the node in several frames (of this size up to "
+           "8 times it, of 16 KiB above), so that the receiver copies one out while the sender copies the next in "
+           "(see doc/design/protocols.md); 0: frames of 16 KiB, for messages above the eager limit only");
 CR_TUNABLE(tune_rewind, COURIER_SHM_REWIND_MAX, CR_TUNE_SIZE, "8K",
            "a frame of at most this many bytes that finds its ring empty goes back to the ring's start, "
            "into cache lines the two processes used last time (see doc/design/shm.md); 0: never");
@@ -519,14 +523,23 @@ static size_t shm_max_frame(int peer)
     return S.ring_bytes / 4 - HDR_BYTES;
 }
 
-/* Streams go in frames of at most 16 KiB, however large the ring's frames: the receiver copies
+/* Messages go in frames of at most 16 KiB, however large the ring's frames: the receiver copies
  * a frame out while the sender copies the next one in, so the two copies overlap. A message
  * sent as one 256 KiB frame costs both copies one after the other: one-way latency at 64 KiB
  * fell from 3.65 to 2.59 us, at 256 KiB from 12.5 to 8.4 us with 16 KiB frames (8 KiB frames
- * did worse, 9.6 us at 256 KiB; 32 KiB frames 3.0 us at 64 KiB). */
-static size_t shm_stream_frame(int peer)
+ * did worse, 9.6 us at 256 KiB; 32 KiB frames 3.0 us at 64 KiB). The same holds for messages
+ * of a few KiB: an 8 KiB message in two 4 KiB frames arrives sooner than in one (the receiver
+ * starts copying when half of it is in), so above COURIER_SHM_PIECES_FROM (4 KiB) messages
+ * go in pieces of that size, up to 8 of them; pieces smaller than 4 KiB gained nothing
+ * (doc/design/protocols.md, "Why 4 KiB pieces"). */
+static size_t shm_stream_frame(int peer, uint64_t bytes)
 {
-    return CR_MIN(shm_max_frame(peer), (size_t)16 << 10);
+    size_t most = shm_max_frame(peer), large = CR_MIN(most, (size_t)16 << 10), piece = (size_t)tune_pieces;
+    if (bytes <= (piece ? CR_MIN(piece, most) : large))
+        return most; /* one frame */
+    if (piece && bytes <= 8 * (uint64_t)piece)
+        return CR_MIN(piece, most);
+    return large;
 }
 
 bool cr_shm_sleep_mode(void)
