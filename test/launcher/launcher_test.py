@@ -23,6 +23,12 @@ import uuid
 PR_SET_CHILD_SUBREAPER = 36
 CASES = {}
 
+# How much longer than on a quiet machine a job may take to end after a failure. The limits
+# below tell a launcher that acts on a failure at once from one that waits for a timeout of its
+# own (tens of seconds) or hangs; they are not timings. Under `ctest -j2` next to programs that
+# keep both cores busy, a job that ends in 0.2 s alone took 3.3 s once.
+SLACK = float(os.environ.get("COURIER_TEST_TIME_SLACK", "4"))
+
 
 def case(fn):
     CASES[fn.__name__] = fn
@@ -231,7 +237,7 @@ def expect_failure(env, np, mode_args, status, message_re, within=2.5, **kw):
     r = run(env, np, *mode_args, **kw)
     check(r.status == status, f"exit status {r.status}, expected {status}: " + r.describe())
     check(re.search(message_re, r.err), f"message {message_re!r} not found: " + r.describe())
-    check(r.elapsed < within, f"the job took {r.elapsed:.2f}s to end (limit {within}s): " + r.describe())
+    check(r.elapsed < within * SLACK, f"the job took {r.elapsed:.2f}s to end (limit {within * SLACK}s): " + r.describe())
     return r
 
 
@@ -324,7 +330,7 @@ def rank_killed_from_outside(env):
     err = err.decode()
     check(p.returncode == 128 + 9, f"exit status {p.returncode}: {err}")
     check(re.search(rf"rank 2 \(pid {pids[2]}\) on host \S+: killed by signal 9 \(Killed\)", err), err)
-    check(elapsed < 1.5, f"the job took {elapsed:.2f}s to end after a rank was killed")
+    check(elapsed < 1.5 * SLACK, f"the job took {elapsed:.2f}s to end after a rank was killed")
     leftovers_check(mark, before)
 
 
@@ -701,7 +707,7 @@ def hosts_proxy_killed(env):
     err = err.decode()
     check(p.returncode != 0, f"exit status {p.returncode}: {err}")
     check(re.search(r"host hostb: its proxy ended before its ranks did", err), err)
-    check(elapsed < 2.0, f"the job took {elapsed:.2f}s to end after a host was lost")
+    check(elapsed < 2.0 * SLACK, f"the job took {elapsed:.2f}s to end after a host was lost")
     leftovers_check(mark, before)
 
 
@@ -711,7 +717,7 @@ def hosts_unknown_host(env):
     check(r.status == 255, r.describe())
     check("cannot start the proxy on host unknown-host: the launcher exited with status 255" in r.err, r.describe())
     check("Could not resolve hostname unknown-host" in r.err, "the launcher's own message is lost: " + r.describe())
-    check(r.elapsed < 3.0, r.describe())
+    check(r.elapsed < 3.0 * SLACK, r.describe())
 
 
 @case
