@@ -10,7 +10,7 @@
 
 cr_errhandler cr_errh_fatal, cr_errh_return, cr_errh_abort;
 cr_errobj *cr_err_default_target;
-_Thread_local cr_errobj *cr_err_target_hint;
+CR_THREAD_LOCAL cr_errobj *cr_err_target_hint;
 
 /* The last predefined error class of MPI 5.0. */
 #define CR_LAST_CLASS MPI_ERR_ABI
@@ -275,7 +275,7 @@ int cr_err_raise(cr_errobj *target, const char *fname, int code)
         /* A handler may call MPI, and that call may fail and raise again, maybe on the same
          * object: nested handlers run up to a bound, past which errors are returned as with
          * MPI_ERRORS_RETURN, so a handler that fails every time cannot recurse without end. */
-        static _Thread_local int depth;
+        static CR_THREAD_LOCAL int depth;
         if (depth >= CR_ERR_HANDLER_DEPTH)
             return code;
         MPI_Comm h = (MPI_Comm)(uintptr_t)target->obj.handle;

@@ -56,7 +56,7 @@ int cr_err_raise(cr_errobj *target, const char *fname, int code);
 /* An implementation whose error belongs to an object the binding cannot see (the communicator
  * of a request, in MPI_Wait) names it here before returning the error; the binding raises the
  * error there instead of on `dflt`. */
-extern _Thread_local cr_errobj *cr_err_target_hint;
+extern CR_THREAD_LOCAL cr_errobj *cr_err_target_hint;
 static inline cr_errobj *cr_err_target(cr_errobj *dflt)
 {
     cr_errobj *t = cr_err_target_hint;

@@ -44,8 +44,8 @@ typedef struct sleeper {
 static sleeper *sleepers;
 static bool handoff; /* the poller left: wake one sleeper to take its role */
 
-static _Thread_local int depth;       /* how deeply this thread holds the section; 0: not */
-static _Thread_local bool polling;    /* this thread is the poller */
+static CR_THREAD_LOCAL int depth;    /* how deeply this thread holds the section; 0: not */
+static CR_THREAD_LOCAL bool polling; /* this thread is the poller */
 static bool poller_taken;             /* some thread is (under the section) */
 static sleeper poller;                /* its condition (ready, arg, pure) */
 static void (*doorbell)(void);
