@@ -140,13 +140,16 @@ static void oq_push(int dst, const cr_penv *env, cr_request *req, const ctl_word
 
 /* Whether a message of `bytes` goes eagerly in one frame: within the eager limit, and the
  * transport would rather not cut it in pieces (cr_xport_stream_frame: rings copy the pieces of
- * a message of a few KiB at both ends at once, so it goes long eager). A synchronous send
- * needs its answer whatever the size, and long eager has none: it stays eager up to the
- * largest frame. */
+ * a message of a few KiB at both ends at once, so it goes long eager). A message that cannot
+ * go long eager stays eager up to the largest frame: a synchronous send (it needs an answer,
+ * and long eager has none), one above the long-eager limit (COURIER_LONG_EAGER_MAX, 0 when
+ * turned off), so that turning long eager off never sends by rendezvous what was eager. */
 static bool eager_fits(int dst, uint64_t bytes, bool sync)
 {
-    return bytes <= (uint64_t)eager_max &&
-           bytes <= (sync ? cr_xport_max_frame(dst) : cr_xport_stream_frame(dst, bytes));
+    if (bytes > (uint64_t)eager_max)
+        return false;
+    bool pieces = !sync && bytes <= (uint64_t)long_max;
+    return bytes <= (pieces ? cr_xport_stream_frame(dst, bytes) : cr_xport_max_frame(dst));
 }
 
 /* A piece of a non-contiguous send buffer, packed by the transport straight into the frame. */

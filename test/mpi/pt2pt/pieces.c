@@ -7,7 +7,11 @@
  * the receiver's answer), around a ring of all processes; every byte is checked.
  * With the argument `pieces`, process 0 checks through MPI_T (pt2pt.long_eager) that a message
  * of 8 KiB to process 1 went long eager and one of 4 KiB went eagerly; with `whole`, that
- * neither did (COURIER_SHM_PIECES_FROM=0). */
+ * neither did (COURIER_SHM_PIECES_FROM=0). With `buffered` (run with long eager turned off,
+ * COURIER_LONG_EAGER_MAX=0), pairs of processes each send 4 and 8 KiB to the other with MPI_Send
+ * before receiving: a message that cannot go in pieces stays eager within the eager limit, as
+ * before pieces existed, so neither send waits for its receive (were they sent by rendezvous,
+ * the pair would deadlock). */
 #include "mpitest.h"
 
 #include <string.h>
@@ -98,6 +102,18 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             run(sizes[s], m, rank, n, sbuf, rbuf);
     const char *want = argc > 1 ? argv[1] : "";
+    if (!strcmp(want, "buffered") && (rank ^ 1) < n)
+        for (int bytes = 4096; bytes <= 8192; bytes += 4096) {
+            for (int i = 0; i < bytes; i++)
+                sbuf[i] = pattern(rank, bytes, MODES, i);
+            MPI_Send(sbuf, bytes, MPI_BYTE, rank ^ 1, 1, MPI_COMM_WORLD);
+            MPI_Recv(rbuf, bytes, MPI_BYTE, rank ^ 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            int bad = -1;
+            for (int i = 0; i < bytes && bad < 0; i++)
+                if (rbuf[i] != pattern(rank ^ 1, bytes, MODES, i))
+                    bad = i;
+            CHECK(bad < 0, "buffered %d bytes from rank %d: byte %d differs", bytes, rank ^ 1, bad);
+        }
     if (n >= 2 && (!strcmp(want, "pieces") || !strcmp(want, "whole"))) {
         int at8k = went_long_eager(rank, 8192, sbuf), at4k = went_long_eager(rank, 4096, sbuf);
         if (rank == 0 && !strcmp(want, "pieces"))
