@@ -25,6 +25,7 @@ fence; there is no sockets column then.)
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -54,6 +55,17 @@ class Across:
     def mpiexec(self, n, exe, *args):
         return ["ip", "netns", "exec", self.lab.prefix + "h1", "unshare", "--uts", "/bin/sh", "-c",
                 'hostname h1; exec "$@"', "h1", *self.launch, exe, *args]
+
+
+def placed(impl):
+    """Exits unless impl's `mpiexec -n 2` puts one process on each host: a launcher that maps
+    both to h1 measures TCP over loopback, and its figures would say nothing about two hosts."""
+    p = subprocess.run(impl.mpiexec(2, "/bin/sh", "-c", "echo host=$(hostname) net=$(readlink /proc/self/ns/net)"),
+                       capture_output=True, text=True, env=impl.env, timeout=120)
+    hosts = sorted(re.findall(r"host=(\S+) net=(\S+)", p.stdout))
+    if len(hosts) != 2 or hosts[0][0] != "h1" or hosts[1][0] != "h2" or hosts[0][1] == hosts[1][1]:
+        sys.exit(f"{impl.name}: the launch does not put one process on h1 and one on h2 (placed: {hosts}, "
+                 f"exit {p.returncode}): {p.stderr[-500:]}")
 
 
 def tcp_limit(lab, exe):
@@ -116,13 +128,17 @@ def main():
                 launch = [os.path.join(b, "mpiexec.hydra"), "-launcher", "ssh", "-launcher-exec", ns_ssh,
                           "-hosts", "h1,h2", "-n", "2"]
             else:  # Open MPI: PRRTE starts its daemons with ns_ssh as ssh, TCP over eth0
-                launch = [os.path.join(b, "mpirun"), "--host", "h1:1,h2:1", "-n", "2", "--prtemca", "plm_ssh_agent",
-                          ns_ssh, "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "eth0"]
+                # --map-by node: by default PRRTE counts h1's cores as its slots and puts both ranks
+                # there (TCP over loopback inside one namespace, not across hosts)
+                launch = [os.path.join(b, "mpirun"), "--host", "h1:1,h2:1", "--map-by", "node", "-n", "2", "--prtemca",
+                          "plm_ssh_agent", ns_ssh, "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "eth0"]
             env = dict(mpi.env)
             if key == "mpich":
                 # UCX finds the two namespaces on one machine and would use shared memory: TCP only
                 env.update(UCX_TLS="self,tcp", UCX_NET_DEVICES="eth0")
             runners.append((key, name, Across(key, name, lab, launch, env)))
+        for key, name, impl in runners:
+            placed(impl)
         for r in range(args.rounds):
             for (bench, _np, size), (value, unit) in ({} if args.rma else tcp_limit(lab, exes["limit"])).items():
                 figures.setdefault(("limit", bench, size), []).append(value)
