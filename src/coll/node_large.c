@@ -433,8 +433,10 @@ static xgeom xgeometry(const cr_sched *s)
              sb = x->sdt ? (uint64_t)x->scount * (uint64_t)x->sdt->size : 0;
     bool at_root = g.me == g.root;
     switch (g.kind) {
-    case X_SCAN: case X_REDUCE_SCATTER: g.bytes = rb, g.stages = g.takes = true; break;
-    case X_EXSCAN: g.bytes = rb, g.stages = true, g.takes = g.me > 0; break;
+    /* A scan's last process stages nothing: only later processes read a slot. */
+    case X_SCAN: g.bytes = rb, g.stages = g.me < (int)g.n - 1, g.takes = true; break;
+    case X_REDUCE_SCATTER: g.bytes = rb, g.stages = g.takes = true; break;
+    case X_EXSCAN: g.bytes = rb, g.stages = g.me < (int)g.n - 1, g.takes = g.me > 0; break;
     case X_ALLTOALL: g.bytes = rb, g.stages = g.takes = true; break;
     case X_ALLGATHER: g.bytes = rb, g.stages = g.takes = true; break;
     case X_GATHER: g.bytes = at_root ? rb : sb, g.stages = !at_root, g.takes = at_root; break;
@@ -493,10 +495,23 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
     if (x->op) { /* scan, exscan, reduce-scatter: combine, last process first */
         int last = g->kind == X_SCAN ? g->me : g->kind == X_EXSCAN ? g->me - 1 : (int)g->n - 1;
         uint64_t sub = g->kind == X_REDUCE_SCATTER ? (uint64_t)g->me * g->c : 0;
-        memcpy(x->tmp, xslot(s, st, g, k, last) + sub, len);
+        /* Sums go straight into a contiguous rbuf (else through the scratch window), and a
+         * scan starts from this process's own data where it is, not from its slot: process 0's
+         * scan is one copy, and the last process, which stages nothing, reads only the others'
+         * slots. */
+        bool direct = g->kind != X_REDUCE_SCATTER && cr_dtype_is_contig_n(x->dt, x->count);
+        char *acc = direct ? (char *)x->rbuf + x->dt->true_lb + off : x->tmp;
+        if (g->kind == X_SCAN) {
+            const void *own = x->sbuf == MPI_IN_PLACE ? x->rbuf : x->sbuf;
+            if (!(direct && own == x->rbuf)) /* (in place and direct: acc holds it already) */
+                cr_dt_pack(own, x->count, x->dt, off, acc, len);
+        } else {
+            memcpy(acc, xslot(s, st, g, k, last) + sub, len);
+        }
         for (int j = last - 1; j >= 0; j--)
-            apply_packed(x->op, x->dt, xslot(s, st, g, k, j) + sub, x->tmp, len);
-        cr_dt_unpack(x->rbuf, x->count, x->dt, off, x->tmp, len);
+            apply_packed(x->op, x->dt, xslot(s, st, g, k, j) + sub, acc, len);
+        if (!direct)
+            cr_dt_unpack(x->rbuf, x->count, x->dt, off, acc, len);
         return;
     }
     if (g->kind == X_SCATTER) {
