@@ -407,10 +407,12 @@ void cr_coll_node_large_allreduce(cr_sched *s, const void *sbuf, void *rbuf, MPI
  * own block is copied directly (a copy step before this one).
  *
  * Three reductions take the same path, combining what they take instead of copying it: scan
- * and exscan stage the vector like allgather, and process r combines slots r (exscan: r - 1)
- * down to 0 (acc = in_j op acc: rank order), waiting only for those processes; reduce-scatter
- * stages like alltoall (window j of block j for process j), and process r combines window r of
- * every slot, last first. The sums go through a scratch window, then into rbuf. */
+ * and exscan stage the vector like allgather (but the last process, whose slot no one reads),
+ * and process r starts from its own data (exscan: slot r - 1) and combines slots r - 1 (exscan:
+ * r - 2) down to 0 (acc = in_j op acc: rank order), waiting only for those processes, straight
+ * into a contiguous rbuf; reduce-scatter stages like alltoall (window j of block j for process
+ * j), and process r combines window r of every slot, last first. Sums that cannot go straight
+ * into rbuf go through a scratch window, then into rbuf. */
 enum {
     X_ALLTOALL = CR_NODE_ALLTOALL, X_ALLGATHER = CR_NODE_ALLGATHER, X_GATHER = CR_NODE_GATHER,
     X_SCATTER = CR_NODE_SCATTER, X_SCAN = CR_NODE_SCAN, X_EXSCAN = CR_NODE_EXSCAN,
@@ -528,12 +530,12 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
 }
 
 /* Whether everyone this process takes from has staged up to `end`: scatter's root; the
- * processes before this one for scans (and itself, for scan); everyone otherwise. */
+ * processes before this one for scans; everyone otherwise. */
 static bool xstaged(const cr_coll_node *st, const xgeom *g, uint32_t end)
 {
     if (g->kind == X_SCATTER)
         return cr_coll_seq_reached(&st->large->lines[g->root].c[STAGED], end);
-    int upto = g->kind == X_SCAN ? g->me + 1 : g->kind == X_EXSCAN ? g->me : (int)g->n;
+    int upto = g->kind == X_SCAN || g->kind == X_EXSCAN ? g->me : (int)g->n;
     return all_reached(st, upto, STAGED, end);
 }
 

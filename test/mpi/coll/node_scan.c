@@ -1,7 +1,7 @@
 /* MPI_Scan, MPI_Exscan and MPI_Reduce_scatter_block through the node component's small scan
- * slots (src/coll/node.c, up to 256 bytes per process, processes running ahead of each other)
+ * slots (src/coll/node.c, up to 1 KiB per process, processes running ahead of each other)
  * and staging blocks (src/coll/node_large.c; a testlist line forces the message algorithms on
- * the same data): an operation that does not commute (prefixes must follow rank order), exact integer
+ * the same data): contiguous and lower-bound types combined straight into rbuf, an operation that does not commute (prefixes must follow rank order), exact integer
  * sums, MINLOC on a padded pair type (not combinable as packed data: the message algorithms
  * take it), a derived type with gaps, vectors from one element to several windows (128 KiB for
  * scans, 128 KiB / p per block for reduce-scatter), MPI_IN_PLACE, on MPI_COMM_WORLD and on a
@@ -173,6 +173,94 @@ static void rsb_types(MPI_Comm comm, size_t n)
     free(pout);
 }
 
+/* Large scans on types the staged path combines straight into rbuf: a contiguous derived type
+ * (3 long longs) and a single run at a nonzero lower bound (one hindexed block 24 bytes into
+ * the buffer, whose first bytes must stay untouched), with MPI_SUM, blocking, nonblocking and
+ * persistent, scan and exscan; and the operation that does not commute on MPI_INT64_T through
+ * MPI_Iscan and MPI_Scan_init (prefixes in rank order on the direct path). */
+static void scan_types(MPI_Comm comm, size_t n, int k)
+{
+    MPI_Datatype three, run;
+    MPI_Type_contiguous(3, MPI_LONG_LONG, &three);
+    MPI_Type_commit(&three);
+    int len = (int)n;
+    MPI_Aint disp = 24;
+    MPI_Type_create_hindexed(1, &len, &disp, MPI_LONG_LONG, &run);
+    MPI_Type_commit(&run);
+    long long *in = malloc((n + 3) * sizeof *in), *out = malloc((n + 3) * sizeof *out);
+    for (int form = 0; form < 12; form++) {
+        int exclusive = form % 2, how = form / 2 % 3, shape = form / 6; /* how: blocking, i, init */
+        MPI_Datatype dt = shape ? run : three;
+        int count = shape ? 1 : (int)(n / 3);
+        size_t first = shape ? 3 : 0, elems = shape ? n : (n / 3) * 3;
+        for (size_t i = 0; i < n + 3; i++)
+            in[i] = (long long)rank * 100003 + (long long)i * 7 + k + form, out[i] = -1;
+        MPI_Request rq;
+        if (how == 0 && exclusive)
+            MPI_Exscan(in, out, count, dt, MPI_SUM, comm);
+        else if (how == 0)
+            MPI_Scan(in, out, count, dt, MPI_SUM, comm);
+        else if (how == 1 && exclusive)
+            MPI_Iexscan(in, out, count, dt, MPI_SUM, comm, &rq);
+        else if (how == 1)
+            MPI_Iscan(in, out, count, dt, MPI_SUM, comm, &rq);
+        else if (exclusive)
+            MPI_Exscan_init(in, out, count, dt, MPI_SUM, comm, MPI_INFO_NULL, &rq);
+        else
+            MPI_Scan_init(in, out, count, dt, MPI_SUM, comm, MPI_INFO_NULL, &rq);
+        if (how == 2)
+            MPI_Start(&rq);
+        if (how)
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        if (how == 2)
+            MPI_Request_free(&rq);
+        size_t bad = 0;
+        int upto = exclusive ? rank : rank + 1;
+        for (size_t i = 0; i < n + 3 && upto > 0; i++) {
+            long long want = -1;
+            if (i >= first && i < first + elems) {
+                want = 0;
+                for (int r = 0; r < upto; r++)
+                    want += (long long)r * 100003 + (long long)i * 7 + k + form;
+            }
+            bad += out[i] != want;
+        }
+        CHECK(bad == 0, "%s of %zu long longs as %s (%s): %zu wrong", exclusive ? "exscan" : "scan", elems,
+              shape ? "one run at lb 24" : "contiguous triples", how == 0 ? "blocking" : how == 1 ? "nonblocking" : "persistent",
+              bad);
+    }
+    MPI_Type_free(&three);
+    MPI_Type_free(&run);
+    free(in);
+    free(out);
+    int64_t *m = malloc(n * sizeof *m), *r = malloc(n * sizeof *r);
+    for (int how = 1; how < 3; how++) {
+        for (size_t i = 0; i < n; i++)
+            m[i] = pack64(map_of(rank, k + how, (int)i)), r[i] = 0;
+        MPI_Request rq;
+        if (how == 1)
+            MPI_Iscan(m, r, (int)n, MPI_INT64_T, op64, comm, &rq);
+        else
+            MPI_Scan_init(m, r, (int)n, MPI_INT64_T, op64, comm, MPI_INFO_NULL, &rq), MPI_Start(&rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        if (how == 2)
+            MPI_Request_free(&rq);
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            affine w = {1, 0};
+            for (int q = 0; q <= rank; q++) {
+                affine x = map_of(q, k + how, (int)i);
+                w = (affine){(x.a * w.a) % P, (x.a * w.b + x.b) % P};
+            }
+            affine got = unpack64(r[i]);
+            bad += got.a != w.a || got.b != w.b;
+        }
+        CHECK(bad == 0, "%s scan of %zu maps that do not commute: %zu wrong", how == 1 ? "nonblocking" : "persistent", n, bad);
+    }
+    free(m);
+    free(r);
+}
+
 /* Many outstanding nonblocking scans of one long long each (node.c's small scans, one turn at a
  * time), completed together: each must hold its own prefix sum. */
 static void iscan_burst(MPI_Comm comm, int calls, int k)
@@ -226,8 +314,10 @@ int main(int argc, char **argv)
         rsb_types(comm, 3);
         rsb_types(comm, 5000);
         scan_sum(comm, 100000, c);
+        scan_types(comm, 5000, c);
+        scan_types(comm, 40000, c + 2);
     }
-    /* Small scans (node.c, up to 256 bytes: 32 maps) back to back, with no other collective
+    /* Small scans (node.c, up to 1 KiB: 128 maps; these go up to 40) back to back, with no other collective
      * between them, so processes run ahead of each other by up to its depth and beyond: sizes
      * around the limit, both kinds, in place or not, on both communicators. */
     for (int k = 0; k < 600; k++)
