@@ -465,6 +465,14 @@ static void *block_of(const void *buf, MPI_Count count, const cr_dtype *dt, int 
     return cr_coll_at(buf, (MPI_Count)j * count, dt);
 }
 
+/* Whether a reduce-scatter combines this process's own window straight from its send buffer
+ * (contiguous, not in place: in place, rbuf's first block, where the sums go, is input too),
+ * so that it stages the others' windows only. */
+static bool rs_own_direct(const cr_sched_args *x)
+{
+    return x->sbuf != x->rbuf && cr_dtype_is_contig_n(x->dt, x->count);
+}
+
 static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k)
 {
     const cr_sched_args *x = &s->args;
@@ -473,8 +481,10 @@ static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t
     if (g->kind == X_SCAN || g->kind == X_EXSCAN) {
         cr_dt_pack(x->sbuf, x->count, x->dt, off, slot, len);
     } else if (g->kind == X_REDUCE_SCATTER) { /* sbuf: p blocks of count (rbuf when in place) */
+        bool own_direct = rs_own_direct(x);
         for (uint32_t j = 0; j < g->n; j++)
-            cr_dt_pack(block_of(x->sbuf, x->count, x->dt, (int)j), x->count, x->dt, off, slot + j * g->c, len);
+            if (!(own_direct && (int)j == g->me))
+                cr_dt_pack(block_of(x->sbuf, x->count, x->dt, (int)j), x->count, x->dt, off, slot + j * g->c, len);
     } else if (g->kind == X_ALLGATHER) { /* this process's block is in place in rbuf already */
         cr_dt_pack(block_of(x->rbuf, x->count, x->dt, g->me), x->count, x->dt, off, slot, len);
     } else if (g->kind == X_GATHER) {
@@ -501,17 +511,21 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
          * scan starts from this process's own data where it is, not from its slot: process 0's
          * scan is one copy, and the last process, which stages nothing, reads only the others'
          * slots. */
-        bool direct = g->kind != X_REDUCE_SCATTER && cr_dtype_is_contig_n(x->dt, x->count);
+        bool direct = cr_dtype_is_contig_n(x->dt, x->count);
         char *acc = direct ? (char *)x->rbuf + x->dt->true_lb + off : x->tmp;
+        /* a reduce-scatter's own window, when it was not staged (rs_own_direct) */
+        const char *own_rs = g->kind == X_REDUCE_SCATTER && rs_own_direct(x)
+                                 ? (const char *)block_of(x->sbuf, x->count, x->dt, g->me) + x->dt->true_lb + off
+                                 : NULL;
         if (g->kind == X_SCAN) {
             const void *own = x->sbuf == MPI_IN_PLACE ? x->rbuf : x->sbuf;
             if (!(direct && own == x->rbuf)) /* (in place and direct: acc holds it already) */
                 cr_dt_pack(own, x->count, x->dt, off, acc, len);
         } else {
-            memcpy(acc, xslot(s, st, g, k, last) + sub, len);
+            memcpy(acc, last == g->me && own_rs ? own_rs : xslot(s, st, g, k, last) + sub, len);
         }
         for (int j = last - 1; j >= 0; j--)
-            apply_packed(x->op, x->dt, xslot(s, st, g, k, j) + sub, acc, len);
+            apply_packed(x->op, x->dt, j == g->me && own_rs ? own_rs : xslot(s, st, g, k, j) + sub, acc, len);
         if (!direct)
             cr_dt_unpack(x->rbuf, x->count, x->dt, off, acc, len);
         return;

@@ -261,6 +261,47 @@ static void scan_types(MPI_Comm comm, size_t n, int k)
     free(r);
 }
 
+/* Reduce-scatter-block on a contiguous type, whose own window each process combines straight
+ * from its send buffer (not in place) and whose sums go straight into rbuf: the operation that
+ * does not commute on MPI_INT64_T (rank order, every process's part counted once), and MPI_SUM
+ * on long longs; in place too. n per process. */
+static void rsb_direct(MPI_Comm comm, size_t n, int k)
+{
+    size_t all = n * (size_t)size;
+    int64_t *in = malloc(all * sizeof *in), *out = malloc(n * sizeof *out + 8);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        for (size_t i = 0; i < all; i++)
+            in[i] = pack64(map_of(rank, k + in_place, (int)i));
+        for (size_t i = 0; i < n; i++)
+            out[i] = -1;
+        MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : (void *)in, in_place ? (void *)in : (void *)out, (int)n,
+                                 MPI_INT64_T, op64, comm);
+        const int64_t *got = in_place ? in : out;
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            affine w = expected(size, k + in_place, (int)((size_t)rank * n + i)), g = unpack64(got[i]);
+            bad += g.a != w.a || g.b != w.b;
+        }
+        CHECK(bad == 0, "reduce_scatter_block of %zu int64 maps (in place %d): %zu wrong", n, in_place, bad);
+        long long *l = (long long *)in, *lo = (long long *)out;
+        for (size_t i = 0; i < all; i++)
+            l[i] = (long long)rank * 1000003 + (long long)i * 3 + k;
+        MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : (void *)l, in_place ? (void *)l : (void *)lo, (int)n,
+                                 MPI_LONG_LONG, MPI_SUM, comm);
+        const long long *lg = in_place ? l : lo;
+        bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            long long want = 0, idx = (long long)((size_t)rank * n + i);
+            for (int q = 0; q < size; q++)
+                want += (long long)q * 1000003 + idx * 3 + k;
+            bad += lg[i] != want;
+        }
+        CHECK(bad == 0, "reduce_scatter_block sum of %zu long longs (in place %d): %zu wrong", n, in_place, bad);
+    }
+    free(in);
+    free(out);
+}
+
 /* Many outstanding nonblocking scans of one long long each (node.c's small scans, one turn at a
  * time), completed together: each must hold its own prefix sum. */
 static void iscan_burst(MPI_Comm comm, int calls, int k)
@@ -316,6 +357,9 @@ int main(int argc, char **argv)
         scan_sum(comm, 100000, c);
         scan_types(comm, 5000, c);
         scan_types(comm, 40000, c + 2);
+        rsb_direct(comm, 3, c);
+        rsb_direct(comm, 5000, c + 4);
+        rsb_direct(comm, 40001, c + 8);
     }
     /* Small scans (node.c, up to 1 KiB: 128 maps; these go up to 40) back to back, with no other collective
      * between them, so processes run ahead of each other by up to its depth and beyond: sizes
