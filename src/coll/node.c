@@ -25,25 +25,34 @@
  * each process has a ring of RING_DEPTH slots and a line with counters `staged` and `done`.
  * All of them count these calls alike (every process makes them in the same order); for call g
  * a process
- *   - waits until every process is done with call g - RING_DEPTH, the last to use its slot;
- *   - writes its data into slot g % RING_DEPTH and publishes staged = g + 1;
+ *   - waits until its slot g % RING_DEPTH is free: the process that read it in call
+ *     g - RING_DEPTH is done with that call (each process notes who reads its slot in each of
+ *     the last RING_DEPTH calls; when nobody did, or for a scatter's root, which writes
+ *     everyone's slots, everyone must be done with g - RING_DEPTH);
+ *   - writes its data into the slot and publishes staged = g + 1;
  *     (a scatter's root writes each process's block into that process's slot instead; a
  *     gather's root and a scatter's others write nothing);
- *   - waits until the processes whose data it folds have staged g (scan: those before it;
- *     exscan: the same, without itself; reduce and gather: everyone, at the root only; scatter:
- *     the root, at the others);
+ *   - waits until the processes whose data it folds have staged g (reduce and gather: everyone,
+ *     at the root only; scatter: the root, at the others);
  *   - folds their slots in rank order straight from shared memory (gather and scatter: copies
  *     them out), then publishes done = g + 1 (a process that reads nothing, a reduce's or
  *     gather's non-root and a scatter's root, publishes it at once and leaves).
+ * A scan or exscan is a chain instead (ring_chain): process r waits for process r - 1's slot,
+ * which holds the prefix of processes 0..r - 1, and writes its own prefix into its slot for
+ * process r + 1; so each process reads one slot.
  * Nobody waits for a later process but to reuse a slot, so processes run up to RING_DEPTH - 1
- * calls ahead of those they do not wait for, as after eager messages. That is what a loop of
- * these calls needs on more processes than cores: 8 processes on 2 cores paid a few context
- * switches per call with a ring of 8 (an 8-byte scan 3.3 us, reduce 1.3-1.8 us), a few per 64
- * calls with 64 (0.8 and 0.9-1.2 us). Each process remembers the least counter it last saw
- * among those it waits for, so it reads the others' lines only when that is not enough. A
- * publish wakes only the sleepers that may wait for it: the later processes (scan), the root
- * (reduce, gather) or everyone (scatter) for `staged`, and for `done` those that said they wait
- * for a slot (`wants_done`, counted in `ring_waiters`, so that usually one line says nobody).
+ * calls ahead of those they do not wait for, as after eager messages (along a scan's chain,
+ * that many per process). That is what a loop of these calls needs on more processes than
+ * cores: 8 processes on 2 cores paid a few context switches per call with a ring of 8 (an
+ * 8-byte scan 3.3 us, reduce 1.3-1.8 us), a few per 64 calls with 64 (0.8 and 0.9-1.2 us).
+ * When every process waited for everyone to be done with call g - RING_DEPTH, a scan's chain
+ * of 8 processes could spread only 64 calls in all, so each ran about 8 calls a turn: 0.4-0.7
+ * context switches a call, against 0.13 for Open MPI's chain of eager messages. Each process
+ * remembers the least counter it last saw among those it waits for, so it reads the others'
+ * lines only when that is not enough. A publish wakes only the sleepers that may wait for it:
+ * the next process (scan), the root (reduce, gather) or everyone (scatter) for `staged`, and
+ * for `done` those that said they wait for a slot (`wants_done`, counted in `ring_waiters`,
+ * so that usually one line says nobody).
  *
  * Counters are 32 bits and wrap around: the barrier's generation is only compared for
  * equality, and call numbers are compared by their signed difference (processes are at most
@@ -79,6 +88,7 @@ typedef struct node_area {
 
 _Static_assert(offsetof(node_area, slots) == 4 * 64, "the layout CR_SHM_COLL_BYTES assumes");
 _Static_assert(sizeof(counter) == 64, "one counter a cache line");
+_Static_assert(sizeof ((cr_coll_node *)0)->ring_reader == RING_DEPTH * sizeof(int32_t), "a reader per ring call");
 _Static_assert((1ull << 32) % RING_DEPTH == 0 && RING_SLOT % 64 == 0, "ring slots: g % RING_DEPTH across the wrap");
 
 /* After the allreduce slots: a ring line per process, then each process's RING_DEPTH slots. */
@@ -136,6 +146,9 @@ static cr_coll_node *start(cr_coll_node *st, int n)
     small_init x = {st->small, n};
     cr_coll_node_once(&st->small->ready.v, init_small, &x);
     st->ring_calls = st->ring_free_until = st->ring_staged_until = cr_shm_seq_start();
+    st->ring_seen_reader = -1;
+    for (int i = 0; i < RING_DEPTH; i++) /* (no slot used yet: the first calls wait for nothing) */
+        st->ring_reader[i] = -1;
     if (st->large)
         cr_coll_node_large_start(st, n);
     return st;
@@ -400,7 +413,7 @@ static bool ring_reached(node_area *a, int n, size_t field, int from, int to, ui
     return true;
 }
 
-/* What process `rank` does in a call of `kind` with this root: whether it writes a slot (its own,
+/* What process `rank` does in a reduce, gather or scatter with this root: whether it writes a slot (its own,
  * or for a scatter's root everyone's), and whether it reads others' slots. */
 static bool ring_writes(int kind, int rank, int root)
 {
@@ -409,7 +422,7 @@ static bool ring_writes(int kind, int rank, int root)
 
 static bool ring_reads(int kind, int rank, int root)
 {
-    return kind == RING_REDUCE || kind == RING_GATHER ? rank == root : kind == RING_SCATTER ? rank != root : true;
+    return kind == RING_SCATTER ? rank != root : rank == root;
 }
 
 static void ring_publish(cr_sched *s, node_area *a, size_t field, uint32_t value)
@@ -424,8 +437,10 @@ static void ring_publish(cr_sched *s, node_area *a, size_t field, uint32_t value
     if (field == offsetof(ring_line, staged)) { /* wake those who read what was staged */
         if (kind == RING_REDUCE || kind == RING_GATHER)
             cr_shm_wake_world(world, root, root + 1);
+        else if (kind == RING_SCAN || kind == RING_EXSCAN)
+            cr_shm_wake_world(world, s->rank + 1, CR_MIN(s->rank + 2, s->size));
         else
-            cr_shm_wake_world(world, kind == RING_SCAN || kind == RING_EXSCAN ? s->rank + 1 : 0, s->size);
+            cr_shm_wake_world(world, 0, s->size);
         return;
     }
     if (!atomic_load_explicit(&a->ring_waiters.v, memory_order_relaxed))
@@ -435,39 +450,89 @@ static void ring_publish(cr_sched *s, node_area *a, size_t field, uint32_t value
             cr_shm_wake_world(world, r, r + 1);
 }
 
-/* Step 1: takes this process's call number g (state[0]). */
+/* Who reads this process's slot in a call of `kind` (see the top of the file), or -1 if
+ * nobody does or the process writes other processes' slots (a scatter's root). */
+static int ring_reader_of(int kind, int rank, int root, int n)
+{
+    switch (kind) {
+    case RING_SCAN:
+    case RING_EXSCAN:
+        return rank + 1 < n ? rank + 1 : -1;
+    case RING_REDUCE:
+        return root;
+    case RING_GATHER:
+        return rank != root ? root : -1;
+    default: /* RING_SCATTER: the root wrote this process's slot, which reads it */
+        return rank != root ? rank : -1;
+    }
+}
+
+/* Step 1: takes this process's call number g (state[0]), and remembers who read its slot in
+ * call g - RING_DEPTH (state[2], as ring_free needs it) before noting who reads it in g. */
 static int ring_number(cr_sched *s, void *arg)
 {
     (void)arg;
     cr_coll_node *st = s->comm->coll_node;
     if (!cr_coll_node_turn(s, st))
         return CR_SCHED_AGAIN;
-    s->state[0] = st->ring_calls++;
+    uint32_t g = st->ring_calls++;
+    int kind = (int)s->state[1], *reader = &st->ring_reader[g % RING_DEPTH];
+    s->state[0] = g;
+    s->state[2] = kind == RING_SCATTER && s->rank == s->args.root ? (uint32_t)-1 : (uint32_t)*reader;
+    *reader = ring_reader_of(kind, s->rank, s->args.root, s->size);
     return MPI_SUCCESS;
 }
 
-/* Step 2, for a process that writes: once everyone is done with call g - RING_DEPTH, its data
- * into its slot (a scatter's root: each block into its process's slot), published. A process
- * that reads nothing is then done too. */
-static int ring_put(cr_sched *s, void *arg)
+/* Whether this process may write its slot of call g (a scatter's root: everyone's): the process
+ * that read it in call g - RING_DEPTH is done with that call. When nobody read it then (or the
+ * slots are others'), an older call may have used it, so everyone must be done with g -
+ * RING_DEPTH, which covers every use before. The wait sets wants_done, so that a `done` wakes
+ * this process (see ring_publish). */
+static bool ring_free(cr_sched *s, node_area *a, uint32_t g)
 {
-    node_area *a = arg;
     cr_coll_node *st = s->comm->coll_node;
-    cr_sched_args *x = &s->args;
     ring_line *me = &ring_lines(a, s->size)[s->rank];
-    uint32_t g = s->state[0];
-    int kind = (int)s->state[1];
-    if (!ring_reached(a, s->size, offsetof(ring_line, done), 0, s->size, g - RING_DEPTH + 1, &st->ring_free_until)) {
+    int reader = (int)s->state[2];
+    bool free;
+    if (reader < 0) {
+        free = ring_reached(a, s->size, offsetof(ring_line, done), 0, s->size, g - RING_DEPTH + 1,
+                            &st->ring_free_until);
+    } else if (reader == s->rank) {
+        free = true;
+    } else { /* (the reader's `done` remembered: in a loop of scans it is always the next process, whose line
+              * would otherwise travel from its core every call) */
+        if (reader != st->ring_seen_reader) {
+            st->ring_seen_reader = reader;
+            st->ring_seen_done = g - RING_DEPTH;
+        }
+        free = ring_reached(a, s->size, offsetof(ring_line, done), reader, reader + 1, g - RING_DEPTH + 1,
+                            &st->ring_seen_done);
+    }
+    if (!free) {
         if (!atomic_load_explicit(&me->wants_done, memory_order_relaxed)) { /* then looked at again: see ring_publish */
             atomic_store_explicit(&me->wants_done, 1, memory_order_seq_cst);
             atomic_fetch_add_explicit(&a->ring_waiters.v, 1, memory_order_seq_cst);
         }
-        return CR_SCHED_AGAIN;
+        return false;
     }
     if (atomic_load_explicit(&me->wants_done, memory_order_relaxed)) {
         atomic_store_explicit(&me->wants_done, 0, memory_order_relaxed);
         atomic_fetch_sub_explicit(&a->ring_waiters.v, 1, memory_order_relaxed);
     }
+    return true;
+}
+
+/* Step 2 of a reduce, gather or scatter, for a process that writes: once its slot is free, its
+ * data into it (a scatter's root: each block into its process's slot), published. A process
+ * that reads nothing is then done too. */
+static int ring_put(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    cr_sched_args *x = &s->args;
+    uint32_t g = s->state[0];
+    int kind = (int)s->state[1];
+    if (!ring_free(s, a, g))
+        return CR_SCHED_AGAIN;
     if (kind == RING_SCATTER) {
         uint64_t bytes = (uint64_t)x->scount * (uint64_t)x->sdt->size;
         for (int r = 0; r < s->size; r++)
@@ -490,21 +555,19 @@ static int ring_put(cr_sched *s, void *arg)
     return MPI_SUCCESS;
 }
 
-/* Step 3, for a process that reads (a reduce's or gather's root, a scatter's others, every
- * scanning process): once the processes it reads staged call g, take their slots (folded
- * in rank order for the reductions); then it is done with them. */
+/* Step 3 of a reduce, gather or scatter, for a process that reads (a reduce's or gather's
+ * root, a scatter's others): once the processes it reads staged call g, take their slots
+ * (folded in rank order for a reduce); then it is done with them. */
 static int ring_fold(cr_sched *s, void *arg)
 {
     node_area *a = arg;
-    cr_coll_node *st = s->comm->coll_node;
     cr_sched_args *x = &s->args;
-    uint32_t g = s->state[0], unkept = g; /* (ranges other than a scan's: no memory kept) */
+    uint32_t g = s->state[0], unkept = g; /* (no memory kept: the range moves with the root) */
     int kind = (int)s->state[1], n = s->size;
-    bool rooted = kind != RING_SCAN && kind != RING_EXSCAN, from_root = kind == RING_SCATTER;
-    int from = from_root ? x->root : 0, to = from_root ? x->root + 1 : rooted ? n : s->rank;
+    int from = kind == RING_SCATTER ? x->root : 0, to = kind == RING_SCATTER ? x->root + 1 : n;
     if (kind == RING_GATHER) /* (everyone but the root, which wrote nothing) */
         to = s->rank;
-    if (!ring_reached(a, n, offsetof(ring_line, staged), from, to, g + 1, rooted ? &unkept : &st->ring_staged_until) ||
+    if (!ring_reached(a, n, offsetof(ring_line, staged), from, to, g + 1, &unkept) ||
         (kind == RING_GATHER && !ring_reached(a, n, offsetof(ring_line, staged), s->rank + 1, n, g + 1, &(uint32_t){g})))
         return CR_SCHED_AGAIN;
     int err = MPI_SUCCESS;
@@ -521,19 +584,98 @@ static int ring_fold(cr_sched *s, void *arg)
             if (r != s->rank)
                 cr_dt_unpack(cr_coll_at(x->rbuf, (MPI_Count)r * x->count, x->dt), x->count, x->dt, 0,
                              first + (size_t)r * stride, bytes);
+    } else if (cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) {
+        /* rbuf is laid out as the packed slots: fold from the last contribution down (acc =
+         * in_j op acc, rank order kept) straight from the slots, no scratch */
+        if (n - 1 != s->rank || x->sbuf != x->rbuf)
+            memcpy(x->rbuf, first + (size_t)(n - 1) * stride, (size_t)bytes);
+        for (int r = n - 2; r >= 0; r--)
+            cr_op_apply(x->op, first + (size_t)r * stride, x->rbuf, x->count, x->dt);
     } else {
-        int upto = kind == RING_REDUCE ? n : kind == RING_EXSCAN ? s->rank : s->rank + 1;
-        if (upto > 0 && cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) {
-            /* rbuf is laid out as the packed slots: fold from the last contribution down (acc =
-             * in_j op acc, rank order kept) straight from the slots, no scratch */
-            if (upto - 1 != s->rank || x->sbuf != x->rbuf)
-                memcpy(x->rbuf, first + (size_t)(upto - 1) * stride, (size_t)bytes);
-            for (int r = upto - 2; r >= 0; r--)
-                cr_op_apply(x->op, first + (size_t)r * stride, x->rbuf, x->count, x->dt);
-        } else if (upto > 0) { /* (exscan leaves process 0's rbuf alone: the standard defines nothing there) */
-            err = combine_slots(first, stride, upto, x->rbuf, x->count, x->dt, x->op);
-        }
+        err = combine_slots(first, stride, n, x->rbuf, x->count, x->dt, x->op);
     }
+    ring_publish(s, a, offsetof(ring_line, done), g + 1);
+    return err;
+}
+
+/* A scan's or exscan's only step after its number: a chain. Process r's slot of call g holds
+ * the prefix in_0 op ... op in_r, so it waits for process r - 1's prefix alone, combines it with
+ * its own data, stages its prefix for process r + 1 (the last process stages nothing) and is
+ * done. Each process reads one slot, not r of them, and waits only for its neighbours: process r
+ * may run up to RING_DEPTH - 1 calls ahead of process r + 1 (the reader of its slot), and process
+ * 0 that many per process ahead of the last, as along a chain of eager messages. Operands keep
+ * rank order and the same bracketing every time, ((in_0 op in_1) op in_2) ..., so a result
+ * never depends on timing. */
+static int ring_chain(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    cr_coll_node *st = s->comm->coll_node;
+    cr_sched_args *x = &s->args;
+    uint32_t g = s->state[0];
+    int r = s->rank, n = s->size;
+    bool exclusive = s->state[1] == RING_EXSCAN, stages = r + 1 < n;
+    if (stages && !ring_free(s, a, g))
+        return CR_SCHED_AGAIN;
+    if (r > 0 && !ring_reached(a, n, offsetof(ring_line, staged), r - 1, r, g + 1, &st->ring_staged_until))
+        return CR_SCHED_AGAIN;
+    uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size;
+    const char *prev = r > 0 ? ring_slot(a, g, r - 1, n) : NULL;
+    char *mine = stages ? ring_slot(a, g, r, n) : NULL;
+    int err = MPI_SUCCESS;
+    if (cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) { /* rbuf and the slots alike are packed */
+        if (exclusive) {
+            if (mine)
+                memcpy(mine, x->sbuf, (size_t)bytes); /* (before rbuf changes: sbuf may be rbuf) */
+            if (prev) {
+                memcpy(x->rbuf, prev, (size_t)bytes);
+                if (mine)
+                    cr_op_apply(x->op, prev, mine, x->count, x->dt);
+            }
+        } else {
+            if (x->sbuf != x->rbuf)
+                memcpy(x->rbuf, x->sbuf, (size_t)bytes);
+            if (prev)
+                cr_op_apply(x->op, prev, x->rbuf, x->count, x->dt);
+            if (mine)
+                memcpy(mine, x->rbuf, (size_t)bytes);
+        }
+    } else if (exclusive) { /* typed: prefix = prev op own in a scratch copy, rbuf = prev */
+        void *alloc = NULL;
+        char *own = mine && prev ? cr_coll_tmp(x->count, x->dt, &alloc) : NULL;
+        if (mine && prev && !own) {
+            err = cr_err(MPI_ERR_NO_MEM, "out of memory for a scan");
+        } else if (!prev) {
+            if (mine)
+                cr_dt_pack(x->sbuf, x->count, x->dt, 0, mine, bytes);
+        } else {
+            if (own)
+                cr_dt_copy(x->sbuf, x->count, x->dt, own, x->count, x->dt);
+            cr_dt_unpack(x->rbuf, x->count, x->dt, 0, prev, bytes);
+            if (own) {
+                cr_op_apply(x->op, x->rbuf, own, x->count, x->dt);
+                cr_dt_pack(own, x->count, x->dt, 0, mine, bytes);
+            }
+        }
+        cr_coll_scratch_release(alloc);
+    } else { /* typed: rbuf = prev op own, then staged */
+        void *alloc = NULL;
+        char *before = prev ? cr_coll_tmp(x->count, x->dt, &alloc) : NULL;
+        if (prev && !before) {
+            err = cr_err(MPI_ERR_NO_MEM, "out of memory for a scan");
+        } else {
+            if (x->sbuf != x->rbuf)
+                cr_dt_copy(x->sbuf, x->count, x->dt, x->rbuf, x->count, x->dt);
+            if (prev) {
+                cr_dt_unpack(before, x->count, x->dt, 0, prev, bytes);
+                cr_op_apply(x->op, before, x->rbuf, x->count, x->dt);
+            }
+            if (mine)
+                cr_dt_pack(x->rbuf, x->count, x->dt, 0, mine, bytes);
+        }
+        cr_coll_scratch_release(alloc);
+    }
+    if (mine)
+        ring_publish(s, a, offsetof(ring_line, staged), g + 1);
     ring_publish(s, a, offsetof(ring_line, done), g + 1);
     return err;
 }
@@ -546,6 +688,10 @@ static void ring_call(cr_sched *s, int kind, const cr_sched_args *x)
     s->args = *x;
     s->state[1] = (uint32_t)kind;
     cr_sched_call(s, ring_number, a);
+    if (kind == RING_SCAN || kind == RING_EXSCAN) {
+        cr_sched_call(s, ring_chain, a);
+        return;
+    }
     if (ring_writes(kind, s->rank, x->root))
         cr_sched_call(s, ring_put, a);
     if (ring_reads(kind, s->rank, x->root))

@@ -3,11 +3,20 @@
  * more than the component's depth of slots; rotating roots; MPI_IN_PLACE at the root; an
  * operation that does not commute (results must follow rank order); interleaving with
  * barriers, allreduce and point-to-point traffic; then reduces, scans, scatters and gathers
- * back to back, which share one ring of slots. Every result is checked. */
+ * back to back, which share one ring of slots; long runs of scans and exscans along their chain.
+ * Every result is checked. */
 #include "mpitest.h"
 
 #include "affine.h"
 
+/* The maps of a vector of 2 pairs at stride 3 (extent 4 pairs): a user function receives the
+ * caller's type and combines its elements itself. */
+static void compose_strided(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    for (int j = 0; j < *len; j++)
+        for (int e = 0; e < 2; e++)
+            compose((affine *)in + 4 * j + 3 * e, (affine *)inout + 4 * j + 3 * e, &(int){1}, dt);
+}
 
 int main(int argc, char **argv)
 {
@@ -122,6 +131,76 @@ int main(int argc, char **argv)
         }
     }
     free(all);
+    /* Scans and exscans run as a chain (node.c: process r reads r - 1's prefix), and a process
+     * waits only for the reader of its slot: long runs let process 0 get up to 63 calls per
+     * process ahead of the last. Maps that do not commute (prefixes must follow rank order),
+     * in place and not, a strided type (combined through a typed copy, not in the slots), and
+     * between the runs scatters and gathers from rotating roots, which change who reads each
+     * slot 64 calls later. */
+    MPI_Datatype strided; /* element i of 2 at stride 3: pairs at 0 and 3 */
+    MPI_Type_vector(2, 1, 3, MPI_2INT, &strided);
+    MPI_Type_commit(&strided);
+    MPI_Op op_strided;
+    MPI_Op_create(compose_strided, 0, &op_strided);
+    for (int k = 0; k < 900; k++) {
+        int phase = (k / 150) % 3, exclusive = k % 2, in_place = k % 3 == 1;
+        if (phase == 2 && k % 5 == 0) { /* a scatter, then a gather, from rotating roots */
+            int root = (k / 5) % size, v = -1, *each = malloc((size_t)size * sizeof(int));
+            for (int r = 0; r < size; r++)
+                each[r] = r * 1000 + k;
+            MPI_Scatter(each, 1, MPI_INT, &v, 1, MPI_INT, root, MPI_COMM_WORLD);
+            CHECK(v == rank * 1000 + k, "chain round %d: scatter from %d gave %d", k, root, v);
+            v = rank * 3 + k;
+            MPI_Gather(&v, 1, MPI_INT, each, 1, MPI_INT, (root + 1) % size, MPI_COMM_WORLD);
+            if (rank == (root + 1) % size)
+                for (int r = 0; r < size; r++)
+                    CHECK(each[r] == r * 3 + k, "chain round %d: gather to %d, from %d: %d", k, root + 1, r, each[r]);
+            free(each);
+        }
+        int upto = exclusive ? rank : rank + 1; /* processes in this one's prefix */
+        if (phase == 1) { /* the strided type: 2 maps, with 4 pairs of gap left alone */
+            affine in[6], out[6];
+            for (int i = 0; i < 6; i++) {
+                in[i] = map_of(rank, k, i);
+                out[i] = (affine){-7, -7};
+            }
+            if (in_place) {
+                memcpy(out, in, sizeof out);
+                exclusive ? MPI_Exscan(MPI_IN_PLACE, out, 1, strided, op_strided, MPI_COMM_WORLD)
+                          : MPI_Scan(MPI_IN_PLACE, out, 1, strided, op_strided, MPI_COMM_WORLD);
+            } else {
+                exclusive ? MPI_Exscan(in, out, 1, strided, op_strided, MPI_COMM_WORLD)
+                          : MPI_Scan(in, out, 1, strided, op_strided, MPI_COMM_WORLD);
+            }
+            for (int i = 0; i < 6 && upto > 0; i++) {
+                affine w = i % 3 == 0 ? expected(upto, k, i) : in_place ? in[i] : (affine){-7, -7};
+                CHECK(out[i].a == w.a && out[i].b == w.b, "chain round %d (%s, strided): element %d (%d,%d), want (%d,%d)",
+                      k, exclusive ? "exscan" : "scan", i, out[i].a, out[i].b, w.a, w.b);
+            }
+        } else {
+            affine in[3], out[3];
+            for (int i = 0; i < 3; i++) {
+                in[i] = map_of(rank, k, i);
+                out[i] = in_place ? in[i] : (affine){-7, -7};
+            }
+            const void *src = in_place ? MPI_IN_PLACE : (const void *)in;
+            exclusive ? MPI_Exscan(src, out, 3, MPI_2INT, op, MPI_COMM_WORLD)
+                      : MPI_Scan(src, out, 3, MPI_2INT, op, MPI_COMM_WORLD);
+            for (int i = 0; i < 3 && upto > 0; i++) {
+                affine w = expected(upto, k, i);
+                CHECK(out[i].a == w.a && out[i].b == w.b, "chain round %d (%s): element %d (%d,%d), want (%d,%d)", k,
+                      exclusive ? "exscan" : "scan", i, out[i].a, out[i].b, w.a, w.b);
+            }
+            long long v = (long long)rank * 1000003 + k, sum = in_place ? v : -1; /* a contiguous type: in the slots */
+            exclusive ? MPI_Exscan(in_place ? MPI_IN_PLACE : &v, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD)
+                      : MPI_Scan(in_place ? MPI_IN_PLACE : &v, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+            if (upto > 0)
+                CHECK(sum == (long long)upto * (upto - 1) / 2 * 1000003 + (long long)upto * k,
+                      "chain round %d (%s of long long): %lld", k, exclusive ? "exscan" : "scan", sum);
+        }
+    }
+    MPI_Type_free(&strided);
+    MPI_Op_free(&op_strided);
     MPI_Op_free(&op);
     return mt_finish();
 }
