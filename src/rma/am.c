@@ -3,6 +3,7 @@
  * operation on the window's communicator, the target's progress applies it (rma.h). */
 #include "rma.h"
 
+#include "core/copy.h"
 #include "core/runtime.h"
 #include "cr_impl.h"
 #include "pt2pt/pt2pt.h"
@@ -16,8 +17,11 @@
 /* The window's communicator is a duplicate no user sees: its point-to-point context carries
  * these and nothing else (its collectives have their own). Each request that is answered names
  * the tag of its answer, one of 2^24 from TAG_ANSWER on, taken in turn, so a waiter never takes
- * another's answer (threads sharing a window, a flush of every target). */
-enum { TAG_REQUEST = 1, TAG_ANSWER = 2, ANSWER_TAGS = 1 << 24 };
+ * another's answer (threads sharing a window, a flush of every target). A put's separate data
+ * goes on a tag of another 2^24 (TAG_DATA on): an answer from T to O and data that T puts at O
+ * travel the same way, and the two processes draw their tags from counters of their own, so in
+ * one range they met (O's get took T's put data: MPI_ERR_TRUNCATE, or worse, wrong bytes). */
+enum { TAG_REQUEST = 1, TAG_ANSWER = 2, ANSWER_TAGS = 1 << 24, TAG_DATA = TAG_ANSWER + ANSWER_TAGS };
 
 enum am_kind { AM_PUT = 1, AM_GET, AM_ACC, AM_LOCK, AM_UNLOCK, AM_FLUSH, AM_POST, AM_COMPLETE };
 enum { AM_FETCH = 1, AM_NO_DATA = 2, AM_CAS = 4, AM_TRY = 8, AM_SEPARATE = 16 };
@@ -108,16 +112,17 @@ static am_hdr *message(uint32_t kind, const cr_win_run *runs, uint64_t nruns, ui
     return h;
 }
 
-static int new_tag(cr_win *w)
+/* A tag for an answer to this process (from TAG_ANSWER), or for data it sends (from TAG_DATA). */
+static int new_tag(cr_win *w, int from)
 {
-    return TAG_ANSWER + (int)(atomic_fetch_add_explicit(&w->am_seq, 1, memory_order_relaxed) % ANSWER_TAGS);
+    return from + (int)(atomic_fetch_add_explicit(&w->am_seq, 1, memory_order_relaxed) % ANSWER_TAGS);
 }
 
 /* Sends a request (and frees it); with `tag`, one that is answered, on a new tag set there. */
 static int send_request(cr_win *w, int target, am_hdr *h, int *tag)
 {
     if (tag)
-        h->answer = *tag = new_tag(w);
+        h->answer = *tag = new_tag(w, TAG_ANSWER);
     size_t total = sizeof *h + h->nruns * sizeof(cr_win_run) + h->bytes;
     int err = cr_pt2pt_send(h, (MPI_Count)total, bytes_type(), target, TAG_REQUEST, w->comm, w->comm->ctx,
                             CR_MODE_STANDARD);
@@ -255,7 +260,7 @@ int cr_win_am_put(cr_win *w, int target, char *at, const void *obuf, MPI_Count o
     int tag = 0;
     if (separate) {
         h->flags = AM_SEPARATE;
-        tag = h->answer = new_tag(w); /* the data's tag */
+        tag = h->answer = new_tag(w, TAG_DATA); /* the data's tag */
     } else {
         cr_dt_pack(obuf, ocount, odt, 0, data, n);
     }
@@ -273,7 +278,7 @@ int cr_win_am_get(cr_win *w, int target, char *at, void *obuf, MPI_Count ocount,
     am_hdr *h = data_request(w, AM_GET, at, tcount, tdt, 0, NULL, &err);
     if (!h)
         return err;
-    int tag = h->answer = new_tag(w);
+    int tag = h->answer = new_tag(w, TAG_ANSWER);
     if ((err = expect_answer(w, target, tag, obuf, ocount, odt))) {
         free(h);
         return err;
@@ -299,7 +304,7 @@ int cr_win_am_accumulate(cr_win *w, int target, char *at, const void *obuf, MPI_
         cr_dt_pack(obuf, ocount, odt, 0, payload, n);
     if (compare)
         memcpy(payload + n, compare, n);
-    if (rdt && (err = expect_answer(w, target, h->answer = new_tag(w), rbuf, rcount, rdt))) {
+    if (rdt && (err = expect_answer(w, target, h->answer = new_tag(w, TAG_ANSWER), rbuf, rcount, rdt))) {
         free(h);
         return err;
     }
@@ -502,9 +507,9 @@ static void runs_copy(cr_win *w, const cr_win_run *runs, uint64_t nruns, char *p
     for (uint64_t i = 0; i < nruns; i++) {
         char *at = cr_win_run_at(w, runs[i].off);
         if (into_window)
-            memcpy(at, packed, runs[i].len);
+            cr_copy(at, packed, runs[i].len);
         else
-            memcpy(packed, at, runs[i].len);
+            cr_copy(packed, at, runs[i].len);
         packed += runs[i].len;
     }
 }

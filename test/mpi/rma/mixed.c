@@ -214,6 +214,45 @@ static void big_copies(void)
     free_window(&w);
 }
 
+/* Puts large enough to send their data as a message of its own (on a tag the origin draws),
+ * both ways between pairs, while answered requests (gets, flushes) cross them: the origin's
+ * data and the target's answers travel the same way between the same two processes, so their
+ * tags must never meet. Odd processes draw one tag more per round than even ones, so the two
+ * counters stay apart and would meet every round. Reached by message when processes sit on
+ * different nodes (or the window is not mapped). */
+static void crossed_tags(void)
+{
+    enum { N = 40 << 10, ROUNDS_X = 60 };
+    win_t w;
+    make_window(&w, MPI_WIN_FLAVOR_CREATE, 2 * N);
+    unsigned char *mine = malloc(N), *got = malloc(64);
+    int peer = rank ^ 1;
+    if (peer >= size)
+        peer = rank;
+    for (int k = 0; k < ROUNDS_X; k++) {
+        for (int i = 0; i < N; i++)
+            mine[i] = (unsigned char)(i * 3 + rank * 17 + k);
+        MPI_Win_lock_all(0, w.win);
+        if (rank % 2) { /* one answered request more than the peer: the counters drift apart */
+            MPI_Get(got, 64, MPI_BYTE, peer, N, 64, MPI_BYTE, w.win);
+            MPI_Win_flush(peer, w.win);
+        }
+        MPI_Put(mine, N, MPI_BYTE, peer, 0, N, MPI_BYTE, w.win);
+        MPI_Get(got, 64, MPI_BYTE, peer, N, 64, MPI_BYTE, w.win);
+        MPI_Win_flush(peer, w.win);
+        MPI_Win_unlock_all(w.win);
+        MPI_Barrier(MPI_COMM_WORLD);
+        long bad = 0;
+        for (int i = 0; i < N; i++)
+            bad += (unsigned char)w.mem[i] != (unsigned char)(i * 3 + peer * 17 + k);
+        CHECK(!bad, "round %d: %ld bytes of a 40 KiB put from %d are wrong", k, bad, peer);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    free(mine);
+    free(got);
+    free_window(&w);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -227,6 +266,7 @@ int main(int argc, char **argv)
         mixed_counters(flavors[f]);
         large(flavors[f]);
     }
+    crossed_tags();
     big_copies();
     return mt_finish();
 }
