@@ -37,6 +37,7 @@
  * (node.h) before its first block, so nonblocking calls run one after another in call order. */
 #include "node.h"
 
+#include "core/copy.h"
 #include "core/config.h"
 #include "core/runtime.h"
 #include "xport/shm/shm.h"
@@ -315,7 +316,7 @@ static void combine(cr_sched *s, const pieces *g, uint32_t k)
     for (int j = s->size - 1; j >= 0; j--) {
         const char *in = j == s->rank && own ? own : piece_block(s, g, k, (uint32_t)j) + cs;
         if (j == s->size - 1)
-            memcpy(acc, in, cb);
+            cr_copy(acc, in, cb);
         else
             apply_packed(x->op, x->dt, in, acc, cb); /* acc = in_j op acc */
     }
@@ -522,7 +523,7 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
             if (!(direct && own == x->rbuf)) /* (in place and direct: acc holds it already) */
                 cr_dt_pack(own, x->count, x->dt, off, acc, len);
         } else {
-            memcpy(acc, last == g->me && own_rs ? own_rs : xslot(s, st, g, k, last) + sub, len);
+            cr_copy(acc, last == g->me && own_rs ? own_rs : xslot(s, st, g, k, last) + sub, len);
         }
         for (int j = last - 1; j >= 0; j--)
             apply_packed(x->op, x->dt, j == g->me && own_rs ? own_rs : xslot(s, st, g, k, j) + sub, acc, len);

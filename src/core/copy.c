@@ -1,26 +1,30 @@
-/* copy.c: bulk copies with non-temporal stores (copy.h). */
+/* copy.c: copies of message data: a vector loop, and non-temporal stores above the caches
+ * (copy.h says why not memcpy). */
 #include "core/copy.h"
 
 #include "core/hwtopo.h"
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 #include <unistd.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <immintrin.h>
+#define CR_COPY_X86 1
 #endif
 
 /* Bytes from which streaming stores beat memcpy: measured on the 2-core test VM (32 MiB L3):
  * memcpy 48 GB/s while the data fits in the cache, 18-21 GB/s at 16 MiB, where streaming stores
  * give 26. Set once, a quarter of the last-level cache as sysfs gives it (the C library's
  * sysconf said 320 MiB there, which kept 16 MiB copies from ever streaming), else as sysconf
- * gives it, else 8 MiB; at least 1 MiB. */
-static size_t threshold;
+ * gives it, else 8 MiB; at least 1 MiB. (Threads may race to set it: they set the same value.) */
+static _Atomic size_t threshold;
 
 size_t cr_copy_stream_min(void)
 {
-    if (!threshold) {
+    size_t t = atomic_load_explicit(&threshold, memory_order_relaxed);
+    if (!t) {
         unsigned long long llc = cr_hw_llc_bytes();
 #ifdef _SC_LEVEL3_CACHE_SIZE
         if (!llc) {
@@ -28,38 +32,88 @@ size_t cr_copy_stream_min(void)
             llc = l3 > 0 ? (unsigned long long)l3 : 0;
         }
 #endif
-        size_t t = llc ? (size_t)(llc / 4) : (size_t)8 << 20;
-        threshold = t < ((size_t)1 << 20) ? (size_t)1 << 20 : t;
+        t = llc ? (size_t)(llc / 4) : (size_t)8 << 20;
+        t = t < ((size_t)1 << 20) ? (size_t)1 << 20 : t;
+        atomic_store_explicit(&threshold, t, memory_order_relaxed);
     }
-    return threshold;
+    return t;
 }
 
-void cr_copy_big(void *dst, const void *src, size_t n)
+#ifdef CR_COPY_X86
+/* The vector loops: the head up to the destination's next 64-byte line by memcpy, then whole
+ * lines with unaligned loads and aligned stores, then the tail by memcpy (both under 128 bytes,
+ * which memcpy moves with vector registers). On the test VM, 4 KiB to 256 KiB with the
+ * destination 16 bytes off the source: 40-88 GB/s (AVX2), 27-51 (SSE2), against memcpy's
+ * 1.6-3; aligned alike, as fast as memcpy. */
+__attribute__((target("avx2"))) static void copy_avx2(char *d, const char *s, size_t n)
 {
-#if defined(__SSE2__)
-    if (n >= cr_copy_stream_min()) {
-        char *d = dst;
-        const char *s = src;
-        size_t head = (16 - ((uintptr_t)d & 15)) & 15; /* streaming stores need 16-byte alignment */
-        memcpy(d, s, head);
-        d += head;
-        s += head;
-        n -= head;
-        size_t body = n & ~(size_t)63;
-        for (size_t i = 0; i < body; i += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-            __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-            __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    size_t body = n & ~(size_t)127;
+    for (size_t i = 0; i < body; i += 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
+        __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
+        _mm256_store_si256((__m256i *)(d + i), a);
+        _mm256_store_si256((__m256i *)(d + i + 32), b);
+        _mm256_store_si256((__m256i *)(d + i + 64), c);
+        _mm256_store_si256((__m256i *)(d + i + 96), e);
+    }
+    memcpy(d + body, s + body, n - body);
+}
+
+/* With `stream`, stores that bypass the caches (they need 16-byte alignment: the head gives 64). */
+static void copy_sse2(char *d, const char *s, size_t n, bool stream)
+{
+    size_t head = (64 - ((uintptr_t)d & 63)) & 63;
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    size_t body = n & ~(size_t)63;
+    for (size_t i = 0; i < body; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+        if (stream) {
             _mm_stream_si128((__m128i *)(d + i), a);
             _mm_stream_si128((__m128i *)(d + i + 16), b);
             _mm_stream_si128((__m128i *)(d + i + 32), c);
             _mm_stream_si128((__m128i *)(d + i + 48), e);
+        } else {
+            _mm_store_si128((__m128i *)(d + i), a);
+            _mm_store_si128((__m128i *)(d + i + 16), b);
+            _mm_store_si128((__m128i *)(d + i + 32), c);
+            _mm_store_si128((__m128i *)(d + i + 48), e);
         }
+    }
+    if (stream)
         _mm_sfence(); /* streaming stores are weakly ordered: order them before what follows */
-        memcpy(d + body, s + body, n - body);
+    memcpy(d + body, s + body, n - body);
+}
+
+static _Atomic int has_avx2 = -1; /* (-1: not asked yet; threads may race to ask: same answer) */
+#endif
+
+void cr_copy_long(void *dst, const void *src, size_t n)
+{
+#ifdef CR_COPY_X86
+    if (n >= cr_copy_stream_min()) {
+        copy_sse2(dst, src, n, true);
         return;
     }
-#endif
+    int avx2 = atomic_load_explicit(&has_avx2, memory_order_relaxed);
+    if (avx2 < 0) {
+        __builtin_cpu_init();
+        avx2 = __builtin_cpu_supports("avx2") != 0;
+        atomic_store_explicit(&has_avx2, avx2, memory_order_relaxed);
+    }
+    if (avx2)
+        copy_avx2(dst, src, n);
+    else
+        copy_sse2(dst, src, n, false);
+#else
     memcpy(dst, src, n);
+#endif
 }

@@ -4,6 +4,8 @@
  * message in pieces pays for each piece only, and it allocates nothing. */
 #include "loop.h"
 
+#include "core/copy.h"
+
 #include <string.h>
 #include <sys/uio.h>
 
@@ -41,9 +43,9 @@ static inline void move(mover *m, char *addr, uint64_t n)
         return;
     }
     if (m->unpack)
-        memcpy(addr, m->stream, n);
+        cr_copy(addr, m->stream, n);
     else
-        memcpy(m->stream, addr, n);
+        cr_copy(m->stream, addr, n);
     m->stream += n;
 }
 
@@ -78,13 +80,13 @@ static void runs_far(char *p, MPI_Aint stride, uint64_t whole, char *s, size_t n
         for (uint64_t k = 0; k < whole; k++, p += stride, s += n) {
             if (k + PREFETCH_AHEAD < whole)
                 __builtin_prefetch(p + PREFETCH_AHEAD * stride, 1);
-            memcpy(p, s, n);
+            cr_copy(p, s, n);
         }
     } else {
         for (uint64_t k = 0; k < whole; k++, p += stride, s += n) {
             if (k + PREFETCH_AHEAD < whole)
                 __builtin_prefetch(p + PREFETCH_AHEAD * stride, 0);
-            memcpy(s, p, n);
+            cr_copy(s, p, n);
         }
     }
 }
@@ -138,9 +140,9 @@ static void runs(char *base, MPI_Aint stride, uint64_t run, uint64_t off, uint64
         for (uint64_t k = 0; k < whole; k++) {
             char *at = p + (MPI_Aint)k * stride, *st = s + k * run;
             if (m->unpack)
-                memcpy(at, st, run);
+                cr_copy(at, st, run);
             else
-                memcpy(st, at, run);
+                cr_copy(st, at, run);
         }
         break;
     }

@@ -3,6 +3,7 @@
 #include "dtype.h"
 #include "loop.h"
 
+#include "core/copy.h"
 #include "core/error.h"
 #include "cr_impl.h"
 
@@ -12,7 +13,7 @@ void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t o
 {
     (void)count;
     if (CR_LIKELY(dt->flags & CR_DT_CONTIG)) {
-        memcpy(out, (const char *)buf + dt->true_lb + offset, len);
+        cr_copy(out, (const char *)buf + dt->true_lb + offset, len);
         return;
     }
     cr_dt_loop_move(dt->loop, (char *)buf, dt->extent, offset, out, len, false);
@@ -22,7 +23,7 @@ void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offse
 {
     (void)count;
     if (CR_LIKELY(dt->flags & CR_DT_CONTIG)) {
-        memcpy((char *)buf + dt->true_lb + offset, in, len);
+        cr_copy((char *)buf + dt->true_lb + offset, in, len);
         return;
     }
     cr_dt_loop_move(dt->loop, buf, dt->extent, offset, (char *)in, len, true);
@@ -38,7 +39,12 @@ void cr_dt_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *ds
     if (n == 0 || (src == dst && sdt == ddt))
         return;
     if (cr_dtype_is_contig(sdt) && cr_dtype_is_contig(ddt)) {
-        memmove((char *)dst + ddt->true_lb, (const char *)src + sdt->true_lb, n);
+        char *to = (char *)dst + ddt->true_lb;
+        const char *from = (const char *)src + sdt->true_lb;
+        if (to + n <= from || from + n <= to)
+            cr_copy(to, from, n);
+        else
+            memmove(to, from, n); /* (overlapping: MPI_IN_PLACE paths may shift data within a buffer) */
         return;
     }
     if (cr_dtype_is_contig(sdt)) {

@@ -115,7 +115,7 @@ static int transfer(void *obuf, MPI_Count ocount, cr_dtype *odt, int target, MPI
             char *mine = (char *)obuf + odt->true_lb, *theirs = at + tdt->true_lb;
             char *to = write ? theirs : mine, *from = write ? mine : theirs;
             if (to + n <= from || from + n <= to)
-                cr_copy_big(to, from, (size_t)n);
+                cr_copy(to, from, (size_t)n);
             else
                 memmove(to, from, (size_t)n);
             return MPI_SUCCESS;
@@ -181,7 +181,7 @@ static CR_ALWAYS_INLINE bool quick_transfer(void *obuf, MPI_Count ocount, const 
                 to[i] = from[i];
         }
     } else {
-        cr_copy_big(to, from, (size_t)n);
+        cr_copy(to, from, (size_t)n);
     }
     return true;
 }

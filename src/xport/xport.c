@@ -7,6 +7,7 @@
  * poll, so sending never re-enters the layer above. */
 #include "xport.h"
 
+#include "core/copy.h"
 #include "core/base.h"
 #include "core/runtime.h"
 #include "shm/shm.h"
@@ -91,9 +92,9 @@ static bool self_send(int peer, cr_xclass cls, const cr_xenv *env, const void *p
     if (!f)
         return false;
     if (n1)
-        memcpy(f->data, p1, n1);
+        cr_copy(f->data, p1, n1);
     if (n2)
-        memcpy(f->data + n1, p2, n2);
+        cr_copy(f->data + n1, p2, n2);
     self_queue(f);
     return true;
 }
@@ -149,9 +150,9 @@ static int self_move(const struct iovec *local, int nlocal, const struct iovec *
         size_t n = CR_MIN(local[li].iov_len - lo, remote[ri].iov_len - ro);
         char *l = (char *)local[li].iov_base + lo, *r = (char *)remote[ri].iov_base + ro;
         if (write)
-            memcpy(r, l, n);
+            cr_copy(r, l, n);
         else
-            memcpy(l, r, n);
+            cr_copy(l, r, n);
         lo += n;
         ro += n;
         if (lo == local[li].iov_len)

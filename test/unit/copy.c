@@ -1,11 +1,13 @@
-/* Bulk copies (core/copy.c): the size from which they stream follows the last-level cache that
- * sysfs gives (the C library's sysconf reported 320 MiB for the test VM's 32 MiB L3, so 16 MiB
- * copies never streamed), and streamed copies are exact at every alignment of the destination,
- * with the bytes around them untouched. */
+/* Copies of message data (core/copy.c): the size from which they stream follows the last-level
+ * cache that sysfs gives (the C library's sysconf reported 320 MiB for the test VM's 32 MiB L3,
+ * so 16 MiB copies never streamed), and copies of every size class (memcpy, the vector loop,
+ * streaming) are exact at every alignment of the destination, with the bytes around them
+ * untouched. */
 #include "core/copy.h"
 #include "core/hwtopo.h"
 #include "unit.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -45,25 +47,35 @@ int main(void)
         EXPECT(l3 < (4u << 20) || min <= l3 / 4, "streaming from %zu bytes, more than a quarter of the %llu-byte L3",
                min, l3);
     }
-    /* Streamed copies: the threshold plus every destination misalignment up to 16 and ragged tails. */
-    size_t n = min + 77;
-    unsigned char *src = malloc(n + 64), *dst = malloc(n + 64);
+    /* Every path of cr_copy (memcpy below CR_COPY_LONG, the vector loop, streaming from the
+     * threshold) at every destination alignment within a line and a few source ones, ragged
+     * heads and tails: exact, and the bytes around untouched. */
+    size_t most = min + 77;
+    unsigned char *src = malloc(most + 128), *dst = malloc(most + 128);
     EXPECT(src && dst, "out of memory");
     if (!src || !dst)
         return 1;
-    for (size_t i = 0; i < n + 64; i++)
+    for (size_t i = 0; i < most + 128; i++)
         src[i] = (unsigned char)(i * 131 + (i >> 9));
-    for (int shift = 0; shift < 17; shift++) {
-        size_t len = n - (size_t)shift * 5;
-        memset(dst, 0xCD, n + 64);
-        cr_copy_big(dst + shift, src + 3, len);
-        size_t bad = SIZE_MAX;
-        for (size_t i = 0; i < n + 64 && bad == SIZE_MAX; i++) {
-            unsigned char want = i < (size_t)shift || i >= shift + len ? 0xCD : src[3 + i - shift];
-            if (dst[i] != want)
-                bad = i;
+    const size_t sizes[] = {0, 1, 63, 64, CR_COPY_LONG - 1, CR_COPY_LONG, CR_COPY_LONG + 1, 4096 + 13, 65536 + 77,
+                            min - 1, min + 77};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t len = sizes[z];
+        bool big = len >= min - 1; /* (fewer alignments: each copy is megabytes) */
+        for (int shift = 0; shift < (big ? 17 : 65); shift++) {
+            for (int from = 0; from < (big ? 1 : 4); from++) {
+                memset(dst, 0xCD, len + 128);
+                cr_copy(dst + shift, src + 3 + from * 5, len);
+                size_t bad = SIZE_MAX;
+                for (size_t i = 0; i < len + 128 && bad == SIZE_MAX; i++) {
+                    unsigned char want = i < (size_t)shift || i >= shift + len ? 0xCD : src[3 + from * 5 + i - shift];
+                    if (dst[i] != want)
+                        bad = i;
+                }
+                EXPECT(bad == SIZE_MAX, "copy of %zu bytes from offset %d to offset %d: byte %zu differs", len,
+                       3 + from * 5, shift, bad);
+            }
         }
-        EXPECT(bad == SIZE_MAX, "copy of %zu bytes to offset %d: byte %zu differs", len, shift, bad);
     }
     free(src);
     free(dst);

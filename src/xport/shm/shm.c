@@ -42,6 +42,7 @@
  * Peers that die: see "watching the node's peers" below. */
 #include "shm.h"
 
+#include "core/copy.h"
 #include "core/base.h"
 #include "core/config.h"
 #include "core/pvar.h"
@@ -607,9 +608,9 @@ static inline uint64_t cells_for(size_t len)
 static inline size_t ring_put(char *cells, size_t off, const void *src, size_t len, size_t ring_bytes)
 {
     size_t first = CR_MIN(len, ring_bytes - off);
-    memcpy(cells + off, src, first);
+    cr_copy(cells + off, src, first);
     if (len > first)
-        memcpy(cells, (const char *)src + first, len - first);
+        cr_copy(cells, (const char *)src + first, len - first);
     off += len;
     return off >= ring_bytes ? off - ring_bytes : off;
 }

@@ -33,6 +33,7 @@
  * the sender credits, possibly after the sender left). */
 #include "tcp.h"
 
+#include "core/copy.h"
 #include "core/base.h"
 #include "core/runtime.h"
 #include "pmi/pmi.h"
@@ -529,7 +530,7 @@ static bool conn_write(conn *c, uint32_t tag, const cr_xenv *env, const void *p1
         size_t skip = CR_MIN(done, parts[i].n), n = parts[i].n - skip;
         done -= skip;
         if (n)
-            memcpy(q, (const char *)parts[i].p + skip, n);
+            cr_copy(q, (const char *)parts[i].p + skip, n);
         q += n;
     }
     out_flush(c);
@@ -788,7 +789,7 @@ static int in_deliver(conn *c)
                 c->place.asked = !to;
                 if (to) {
                     size_t have = c->rtail - at - sizeof h;
-                    memcpy(to, c->rbuf + at + sizeof h, have);
+                    cr_copy(to, c->rbuf + at + sizeof h, have);
                     c->place = (typeof(c->place)){.on = true, .h = h, .to = to, .have = have};
                     at = c->rtail;
                 }
