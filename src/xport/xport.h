@@ -16,6 +16,8 @@
 #ifndef CR_XPORT_H
 #define CR_XPORT_H
 
+#include "core/copy.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -174,13 +176,13 @@ static inline void cr_xframe_copy(const cr_xframe *f, void *dst, size_t offset, 
     char *d = (char *)dst;
     if (offset < f->n1) {
         size_t a = f->n1 - offset < len ? f->n1 - offset : len;
-        __builtin_memcpy(d, f->p1 + offset, a);
+        cr_copy(d, f->p1 + offset, a);
         d += a;
         len -= a;
         offset = f->n1;
     }
     if (len)
-        __builtin_memcpy(d, f->p2 + (offset - f->n1), len);
+        cr_copy(d, f->p2 + (offset - f->n1), len);
 }
 
 #endif
