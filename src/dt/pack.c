@@ -7,6 +7,9 @@
 #include "core/error.h"
 #include "cr_impl.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <sys/uio.h>
 
 void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len)
@@ -29,6 +32,23 @@ void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offse
     cr_dt_loop_move(dt->loop, buf, dt->extent, offset, (char *)in, len, true);
 }
 
+/* The bytes `count` elements of dt at buf may touch: [*lo, *hi). */
+static void span_of(const void *buf, MPI_Count count, const cr_dtype *dt, uintptr_t *lo, uintptr_t *hi)
+{
+    intptr_t first = (intptr_t)buf + dt->true_lb, last = first + (intptr_t)(count - 1) * dt->extent;
+    *lo = (uintptr_t)CR_MIN(first, last);
+    *hi = (uintptr_t)CR_MAX(first, last) + (uintptr_t)dt->true_extent;
+}
+
+static bool spans_overlap(const void *src, MPI_Count scount, const cr_dtype *sdt, const void *dst, MPI_Count dcount,
+                          const cr_dtype *ddt)
+{
+    uintptr_t slo, shi, dlo, dhi;
+    span_of(src, scount, sdt, &slo, &shi);
+    span_of(dst, dcount, ddt, &dlo, &dhi);
+    return slo < dhi && dlo < shi;
+}
+
 void cr_dt_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *dst, MPI_Count dcount,
                 const cr_dtype *ddt)
 {
@@ -46,6 +66,17 @@ void cr_dt_copy(const void *src, MPI_Count scount, const cr_dtype *sdt, void *ds
         else
             memmove(to, from, n); /* (overlapping: MPI_IN_PLACE paths may shift data within a buffer) */
         return;
+    }
+    if (spans_overlap(src, scount, sdt, dst, dcount, ddt)) {
+        /* The layouts move bytes at different places: a copy in order could overwrite source
+         * data it has yet to read. Set the whole source aside first. */
+        void *aside = malloc((size_t)n);
+        if (aside) {
+            cr_dt_pack(src, scount, sdt, 0, aside, n);
+            cr_dt_unpack(dst, dcount, ddt, 0, aside, n);
+            free(aside);
+            return;
+        }
     }
     if (cr_dtype_is_contig(sdt)) {
         cr_dt_unpack(dst, dcount, ddt, 0, (const char *)src + sdt->true_lb, n);
