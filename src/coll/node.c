@@ -56,7 +56,9 @@
  *
  * Counters are 32 bits and wrap around: the barrier's generation is only compared for
  * equality, and call numbers are compared by their signed difference (processes are at most
- * RING_DEPTH calls apart), so 2^32 collectives later nothing changes. All of them start
+ * RING_DEPTH calls apart, n RING_DEPTH along a scan's chain; what a process remembers of the
+ * others' counters is forgotten every RING_FORGET calls), so 2^32 collectives later nothing
+ * changes. All of them start
  * at cr_shm_seq_start(), which a test sets just below 2^32 to run across the wrap. */
 #include "node.h"
 
@@ -73,6 +75,12 @@
 
 #define RING_DEPTH CR_SHM_COLL_RING_DEPTH
 #define RING_SLOT CR_SHM_COLL_SLOT
+/* Every RING_FORGET calls the counters a process remembers of others are forgotten (set below
+ * anything a later call asks, so the lines are read again): a remembered value only says
+ * "at least this" while it is less than 2^31 calls old, and a process may go that long without
+ * asking one of them (the slot-reuse check that asks everyone is needed only after a scatter
+ * or an unused slot; a scan's previous process after 2^31 reduces). */
+#define RING_FORGET (1u << 28)
 
 typedef struct counter {
     _Alignas(64) _Atomic uint32_t v;
@@ -476,6 +484,8 @@ static int ring_number(cr_sched *s, void *arg)
     if (!cr_coll_node_turn(s, st))
         return CR_SCHED_AGAIN;
     uint32_t g = st->ring_calls++;
+    if ((g & (RING_FORGET - 1)) == 0) /* (a counter remembered since 2^31 calls would compare the wrong way) */
+        st->ring_free_until = st->ring_staged_until = st->ring_seen_done = g - RING_DEPTH;
     int kind = (int)s->state[1], *reader = &st->ring_reader[g % RING_DEPTH];
     s->state[0] = g;
     s->state[2] = kind == RING_SCATTER && s->rank == s->args.root ? (uint32_t)-1 : (uint32_t)*reader;
