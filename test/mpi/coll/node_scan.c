@@ -261,11 +261,40 @@ static void scan_types(MPI_Comm comm, size_t n, int k)
     free(r);
 }
 
+/* One reduce-scatter-block in form `how`: 0 blocking, 1 nonblocking (MPI_Ireduce_scatter_block,
+ * waited at once), 2 persistent (MPI_Reduce_scatter_block_init, started twice: the second start
+ * must give the same result from the same input, in place too, where the first start's result
+ * overwrote this process's block of the input, so that block is restored before it). */
+static void rsb_form(int how, const void *sbuf, void *rbuf, void *keep, size_t keep_bytes, size_t n, MPI_Datatype dt,
+                     MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request rq;
+    if (how == 0) {
+        MPI_Reduce_scatter_block(sbuf, rbuf, (int)n, dt, op, comm);
+    } else if (how == 1) {
+        MPI_Ireduce_scatter_block(sbuf, rbuf, (int)n, dt, op, comm, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    } else {
+        void *saved = malloc(keep_bytes);
+        memcpy(saved, keep, keep_bytes);
+        MPI_Reduce_scatter_block_init(sbuf, rbuf, (int)n, dt, op, comm, MPI_INFO_NULL, &rq);
+        for (int start = 0; start < 2; start++) {
+            memcpy(keep, saved, keep_bytes);
+            if (rbuf != keep) /* (8-byte elements: a stale result from the first start cannot pass) */
+                memset(rbuf, 0x5a, n * 8);
+            MPI_Start(&rq);
+            MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        }
+        MPI_Request_free(&rq);
+        free(saved);
+    }
+}
+
 /* Reduce-scatter-block on a contiguous type, whose own window each process combines straight
  * from its send buffer (not in place) and whose sums go straight into rbuf: the operation that
  * does not commute on MPI_INT64_T (rank order, every process's part counted once), and MPI_SUM
- * on long longs; in place too. n per process. */
-static void rsb_direct(MPI_Comm comm, size_t n, int k)
+ * on long longs; in place too; blocking, nonblocking and persistent (`how`). n per process. */
+static void rsb_direct(MPI_Comm comm, size_t n, int k, int how)
 {
     size_t all = n * (size_t)size;
     int64_t *in = malloc(all * sizeof *in), *out = malloc(n * sizeof *out + 8);
@@ -274,20 +303,20 @@ static void rsb_direct(MPI_Comm comm, size_t n, int k)
             in[i] = pack64(map_of(rank, k + in_place, (int)i));
         for (size_t i = 0; i < n; i++)
             out[i] = -1;
-        MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : (void *)in, in_place ? (void *)in : (void *)out, (int)n,
-                                 MPI_INT64_T, op64, comm);
+        rsb_form(how, in_place ? MPI_IN_PLACE : (void *)in, in_place ? (void *)in : (void *)out, in,
+                 all * sizeof *in, n, MPI_INT64_T, op64, comm);
         const int64_t *got = in_place ? in : out;
         size_t bad = 0;
         for (size_t i = 0; i < n; i++) {
             affine w = expected(size, k + in_place, (int)((size_t)rank * n + i)), g = unpack64(got[i]);
             bad += g.a != w.a || g.b != w.b;
         }
-        CHECK(bad == 0, "reduce_scatter_block of %zu int64 maps (in place %d): %zu wrong", n, in_place, bad);
+        CHECK(bad == 0, "reduce_scatter_block (form %d) of %zu int64 maps (in place %d): %zu wrong", how, n, in_place, bad);
         long long *l = (long long *)in, *lo = (long long *)out;
         for (size_t i = 0; i < all; i++)
             l[i] = (long long)rank * 1000003 + (long long)i * 3 + k;
-        MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : (void *)l, in_place ? (void *)l : (void *)lo, (int)n,
-                                 MPI_LONG_LONG, MPI_SUM, comm);
+        rsb_form(how, in_place ? MPI_IN_PLACE : (void *)l, in_place ? (void *)l : (void *)lo, l, all * sizeof *l, n,
+                 MPI_LONG_LONG, MPI_SUM, comm);
         const long long *lg = in_place ? l : lo;
         bad = 0;
         for (size_t i = 0; i < n; i++) {
@@ -296,7 +325,7 @@ static void rsb_direct(MPI_Comm comm, size_t n, int k)
                 want += (long long)q * 1000003 + idx * 3 + k;
             bad += lg[i] != want;
         }
-        CHECK(bad == 0, "reduce_scatter_block sum of %zu long longs (in place %d): %zu wrong", n, in_place, bad);
+        CHECK(bad == 0, "reduce_scatter_block (form %d) sum of %zu long longs (in place %d): %zu wrong", how, n, in_place, bad);
     }
     free(in);
     free(out);
@@ -357,9 +386,11 @@ int main(int argc, char **argv)
         scan_sum(comm, 100000, c);
         scan_types(comm, 5000, c);
         scan_types(comm, 40000, c + 2);
-        rsb_direct(comm, 3, c);
-        rsb_direct(comm, 5000, c + 4);
-        rsb_direct(comm, 40001, c + 8);
+        for (int how = 0; how < 3; how++) {
+            rsb_direct(comm, 3, c, how);
+            rsb_direct(comm, 5000, c + 4, how);
+            rsb_direct(comm, 40001, c + 8, how);
+        }
     }
     /* Small scans (node.c, up to 1 KiB: 128 maps; these go up to 40) back to back, with no other collective
      * between them, so processes run ahead of each other by up to its depth and beyond: sizes
