@@ -71,7 +71,7 @@ int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out
 {
     (void)flags;
     cr_session *s = cr_handle_get((uintptr_t)h, CR_KIND_SESSION);
-    if (!s)
+    if (!s || s->finalized)
         return cr_err_bad_handle(MPI_ERR_SESSION, "session", (uintptr_t)h, arg);
     *out = s;
     return MPI_SUCCESS;

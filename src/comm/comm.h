@@ -19,6 +19,7 @@
 #define CR_COMM_H
 
 #include "core/error.h"
+#include "core/types.h"
 
 struct cr_attr;
 struct cr_match_ctx;
@@ -32,11 +33,27 @@ struct cr_topo;
 #define CR_CTX_EPOCH(ctx) ((ctx) >> CR_CTX_INDEX_BITS)
 #define CR_CTX_MAKE(epoch, slot) ((uint32_t)(epoch) << CR_CTX_INDEX_BITS | (uint32_t)(slot) << 1)
 
+/* A session of the sessions model (runtime/session.c makes and ends them). Here, in the objects
+ * layer, because the groups and communicators derived from it hold it: a buffered send on such a
+ * communicator uses the session's attached buffer when the communicator has none of its own
+ * (MPI-4.1 section 3.6). It lives while its handle or any holder does (refs). */
+struct cr_session {
+    cr_errobj eo; /* first: the binding finds a session's error handler through it */
+    int thread_level;
+    struct cr_bsend_buf *bsend; /* buffer attached with MPI_Session_attach_buffer, or NULL */
+    bool finalized;             /* MPI_Session_finalize ended it: its handle no longer names it */
+};
+
+/* Takes and drops a holder's reference to a session (NULL: none, the world model). */
+void cr_session_hold(cr_session *s);
+void cr_session_release(cr_session *s);
+
 typedef struct cr_group {
     cr_obj obj;
     int size;
-    int rank;         /* this process's rank in the group, or MPI_UNDEFINED */
-    int *world_ranks; /* NULL for the identity map 0..size-1 */
+    int rank;           /* this process's rank in the group, or MPI_UNDEFINED */
+    int *world_ranks;   /* NULL for the identity map 0..size-1 */
+    cr_session *session; /* the session it derives from (held), or NULL */
 } cr_group;
 
 typedef struct cr_comm {
@@ -52,6 +69,7 @@ typedef struct cr_comm {
     struct cr_coll_node *coll_node; /* the node component's state for it (src/coll/node.h), or NULL */
     struct cr_coll_tiers *coll_tiers; /* its processes by node, when it spans nodes (src/coll/tiers.c), or NULL */
     struct cr_bsend_buf *bsend; /* buffer attached with MPI_Comm_attach_buffer, or NULL */
+    cr_session *session;        /* the session it derives from (held), or NULL (the world model) */
     struct cr_topo *topo;       /* its process topology (topo.h), or NULL */
     bool inter;                 /* an intercommunicator */
     int remote_size;            /* the size of the group point-to-point ranks name (== size unless inter) */

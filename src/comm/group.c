@@ -24,8 +24,21 @@ static int find(const cr_group *g, int w)
     return MPI_UNDEFINED;
 }
 
-/* Makes a group from a list of world ranks (taken over by the group). */
-int cr_group_new(int *world_ranks, int n, MPI_Group *out)
+void cr_session_hold(cr_session *s)
+{
+    if (s)
+        cr_obj_ref(s);
+}
+
+void cr_session_release(cr_session *s)
+{
+    if (s && cr_obj_unref(s))
+        cr_obj_free(s);
+}
+
+/* Makes a group from a list of world ranks (taken over by the group), derived from `session`
+ * (NULL: the world model). */
+int cr_group_new(int *world_ranks, int n, cr_session *session, MPI_Group *out)
 {
     if (n == 0) {
         free(world_ranks);
@@ -39,6 +52,8 @@ int cr_group_new(int *world_ranks, int n, MPI_Group *out)
     }
     g->size = n;
     g->world_ranks = world_ranks;
+    g->session = session;
+    cr_session_hold(session);
     g->rank = MPI_UNDEFINED;
     for (int i = 0; i < n; i++)
         if (world_ranks[i] == cr_rt.rank)
@@ -59,7 +74,7 @@ int cr_mpi_comm_group(cr_comm *comm, MPI_Group *group)
         return cr_err(MPI_ERR_NO_MEM, "out of memory creating a group");
     for (int i = 0; i < comm->size; i++)
         w[i] = cr_comm_world_rank(comm, i);
-    return cr_group_new(w, comm->size, group);
+    return cr_group_new(w, comm->size, comm->session, group);
 }
 
 int cr_mpi_comm_remote_group(cr_comm *comm, MPI_Group *group)
@@ -70,7 +85,7 @@ int cr_mpi_comm_remote_group(cr_comm *comm, MPI_Group *group)
     if (!w)
         return cr_err(MPI_ERR_NO_MEM, "out of memory creating a group");
     memcpy(w, comm->remote_world_ranks, (size_t)comm->remote_size * sizeof *w);
-    return cr_group_new(w, comm->remote_size, group);
+    return cr_group_new(w, comm->remote_size, comm->session, group);
 }
 
 int cr_mpi_group_size(cr_group *g, int *size)
@@ -91,6 +106,7 @@ int cr_mpi_group_free(MPI_Group *h)
     if (!g)
         return cr_err_bad_handle(MPI_ERR_GROUP, "group", (uintptr_t)*h, "group");
     if (!g->obj.predefined && cr_obj_unref(g)) {
+        cr_session_release(g->session);
         free(g->world_ranks);
         cr_obj_free(g);
     }
@@ -174,7 +190,7 @@ static int incl_excl(cr_group *g, int n, const int ranks[], bool excl, MPI_Group
             w[k++] = world_of(g, ranks[i]);
     }
     free(seen);
-    return cr_group_new(w, k, out);
+    return cr_group_new(w, k, g->session, out);
 }
 
 int cr_mpi_group_incl(cr_group *g, int n, const int ranks[], MPI_Group *out)
@@ -251,7 +267,8 @@ static int set_op(cr_group *g1, cr_group *g2, int which, MPI_Group *out)
         for (int i = 0; i < g2->size; i++)
             if (find(g1, world_of(g2, i)) == MPI_UNDEFINED)
                 w[k++] = world_of(g2, i);
-    return cr_group_new(w, k, out);
+    /* (groups of two sessions, or of a session and the world model, are erroneous together) */
+    return cr_group_new(w, k, g1->session ? g1->session : g2->session, out);
 }
 
 int cr_mpi_group_union(cr_group *g1, cr_group *g2, MPI_Group *out)

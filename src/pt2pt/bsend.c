@@ -1,6 +1,8 @@
-/* bsend.c: buffered sends. MPI_Bsend copies the message into a buffer the user attached (to the
- * process, or to a communicator with MPI_Comm_attach_buffer) and returns; the copy is sent from
- * there and its space is given back when that send completes.
+/* bsend.c: buffered sends. MPI_Bsend copies the message into a buffer the user attached and
+ * returns; the copy is sent from there and its space is given back when that send completes.
+ * The buffer is the communicator's (MPI_Comm_attach_buffer) if it has one, else its session's
+ * (MPI_Session_attach_buffer) if it derives from a session that has one, else the process's
+ * (MPI_Buffer_attach), as MPI-4.1 section 3.6 orders them.
  *
  * Space is accounted exactly as the standard tells users to size their buffers: every message
  * takes its packed size plus MPI_BSEND_OVERHEAD. A message that does not fit is an error
@@ -102,7 +104,9 @@ static size_t used_bytes(const cr_bsend_buf *b)
  * at once (a buffered send is complete when its data is copied). */
 int cr_bsend_start(cr_request *r)
 {
-    cr_bsend_buf *b = r->comm->bsend ? r->comm->bsend : process_buf;
+    cr_bsend_buf *b = r->comm->bsend                                       ? r->comm->bsend
+                      : r->comm->session && r->comm->session->bsend ? r->comm->session->bsend
+                                                                     : process_buf;
     uint64_t bytes = (uint64_t)r->count * (uint64_t)r->dt->size;
     cr_status_empty(&r->status);
     if (r->peer == MPI_PROC_NULL) {
@@ -226,6 +230,26 @@ int cr_mpi_comm_attach_buffer(cr_comm *comm, void *buffer, MPI_Count size)
 int cr_mpi_comm_detach_buffer(cr_comm *comm, void *buffer_addr, MPI_Count *size)
 {
     return detach(&comm->bsend, buffer_addr, size);
+}
+
+int cr_mpi_session_attach_buffer(cr_session *session, void *buffer, MPI_Count size)
+{
+    return attach(&session->bsend, buffer, size, "this session");
+}
+
+int cr_mpi_session_detach_buffer(cr_session *session, void *buffer_addr, MPI_Count *size)
+{
+    return detach(&session->bsend, buffer_addr, size);
+}
+
+int cr_mpi_session_flush_buffer(cr_session *session)
+{
+    return flush(session->bsend);
+}
+
+int cr_mpi_session_iflush_buffer(cr_session *session, MPI_Request *request)
+{
+    return iflush(session->bsend, request);
 }
 
 int cr_mpi_buffer_flush(void)

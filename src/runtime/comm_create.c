@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cr_group_new(int *world_ranks, int n, MPI_Group *out);
+int cr_group_new(int *world_ranks, int n, cr_session *session, MPI_Group *out);
 
 static int intra_allreduce(void *buf, int count, cr_dtype *dt, cr_op *op, void *comm)
 {
@@ -46,6 +46,8 @@ int cr_comm_new(cr_comm *parent, uint32_t ctx, int *world_ranks, int size, int r
     c->world_ranks = world_ranks;
     c->eo.errh = parent->eo.errh;
     cr_obj_ref(c->eo.errh);
+    c->session = parent->session;
+    cr_session_hold(c->session);
     *out = (MPI_Comm)(uintptr_t)c->eo.obj.handle;
     if (obj)
         *obj = c;
@@ -416,6 +418,8 @@ int cr_mpi_comm_create_from_group(cr_group *group, const char *stringtag, cr_inf
     }
     if ((err = cr_comm_new(&cr_comm_self, ctx, w, group->size, group->rank, newcomm, &c)))
         return err;
+    c->session = group->session; /* (MPI_COMM_SELF, the parent, is of no session) */
+    cr_session_hold(c->session);
     if ((err = cr_mpi_comm_set_errhandler(c, errhandler)) || (err = cr_comm_hints_apply(c, info)))
         cr_mpi_comm_free(newcomm);
     return err;
@@ -463,6 +467,7 @@ void cr_comm_destroy(cr_comm *c)
     }
     if (cr_obj_unref(c->eo.errh))
         cr_obj_free(c->eo.errh);
+    cr_session_release(c->session);
     free(c->world_ranks);
     free(c->remote_world_ranks);
     if (c->local)

@@ -13,11 +13,6 @@
 #include <string.h>
 #include <strings.h>
 
-struct cr_session {
-    cr_errobj eo; /* first: the binding finds a session's error handler through it */
-    int thread_level;
-};
-
 static const char *const psets[] = {"mpi://WORLD", "mpi://SELF"};
 enum { NPSETS = 2 };
 
@@ -71,9 +66,16 @@ int cr_mpi_session_finalize(MPI_Session *session)
     cr_session *s = cr_handle_get((uintptr_t)*session, CR_KIND_SESSION);
     if (!s)
         return cr_err_bad_handle(MPI_ERR_SESSION, "session", (uintptr_t)*session, "session");
+    if (s->bsend) { /* its messages leave first, as MPI_Session_detach_buffer would wait */
+        void *addr;
+        MPI_Count size;
+        cr_mpi_session_detach_buffer(s, &addr, &size);
+    }
     if (cr_obj_unref(s->eo.errh))
         cr_obj_free(s->eo.errh);
-    cr_obj_free(s);
+    s->eo.errh = NULL;
+    s->finalized = true;
+    cr_session_release(s); /* (groups and communicators not freed yet hold it until they are) */
     *session = MPI_SESSION_NULL;
     cr_rt.sessions--;
     return cr_runtime_release();
@@ -148,11 +150,10 @@ int cr_mpi_session_get_info(cr_session *session, MPI_Info *info_used)
     return err;
 }
 
-int cr_group_new(int *world_ranks, int n, MPI_Group *out);
+int cr_group_new(int *world_ranks, int n, cr_session *session, MPI_Group *out);
 
 int cr_mpi_group_from_session_pset(cr_session *session, const char *pset_name, MPI_Group *newgroup)
 {
-    (void)session;
     int i = pset_index(pset_name);
     if (i < 0)
         return unknown_pset(pset_name);
@@ -161,7 +162,7 @@ int cr_mpi_group_from_session_pset(cr_session *session, const char *pset_name, M
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a group of %d processes", n);
     for (int r = 0; r < n; r++)
         w[r] = i == 0 ? r : cr_rt.rank;
-    return cr_group_new(w, n, newgroup);
+    return cr_group_new(w, n, session, newgroup);
 }
 
 int cr_mpi_session_set_errhandler(cr_session *session, cr_errhandler *errhandler)

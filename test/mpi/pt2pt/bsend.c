@@ -13,7 +13,9 @@
  *     MPI_Comm_iflush_buffer: a communicator's buffer serves only that communicator;
  *   - MPI_BUFFER_AUTOMATIC: any number of buffered messages;
  *   - MPI_Buffer_iflush is incomplete while messages wait in the buffer and completes once they
- *     are received; after MPI_Buffer_flush the space is free again.
+ *     are received; after MPI_Buffer_flush the space is free again;
+ *   - MPI_Session_attach_buffer and the rest: a session's buffer serves the communicators derived
+ *     from the session, after their own and before the process's.
  * Ranks work in pairs (0-1, 2-3, ...); a rank without a partner sends to itself. */
 #include "mpitest.h"
 
@@ -240,6 +242,98 @@ int main(int argc, char **argv)
     receive_k(peer, comm, 10, 50000, 200, 200, "communicator MPI_BUFFER_AUTOMATIC");
     CHECK_CLASS(MPI_Comm_detach_buffer(comm, &got_addr, &got_size), MPI_SUCCESS);
     CHECK(got_addr == MPI_BUFFER_AUTOMATIC, "MPI_Comm_detach_buffer of the automatic buffer gave %p", got_addr);
+
+    /* A session's buffer (MPI_Session_attach_buffer): it serves the communicators derived from
+     * the session (made from its group, their duplicates, those made from their groups), and not
+     * the world model's; a communicator's own buffer goes first; with none attached to the
+     * session, the process's buffer serves. */
+    MPI_Session ses, stale;
+    MPI_Group sg, g2;
+    MPI_Comm cs[3];
+    CHECK_CLASS(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &ses), MPI_SUCCESS);
+    MPI_Group_from_session_pset(ses, "mpi://WORLD", &sg);
+    CHECK_CLASS(MPI_Comm_create_from_group(sg, "courier.test.bsend", MPI_INFO_NULL, MPI_ERRORS_RETURN, &cs[0]),
+                MPI_SUCCESS);
+    MPI_Group_free(&sg); /* (the communicator holds the session, not the group) */
+    MPI_Comm_dup(cs[0], &cs[1]);
+    MPI_Comm_group(cs[1], &g2);
+    CHECK_CLASS(MPI_Comm_create_from_group(g2, "courier.test.bsend.2", MPI_INFO_NULL, MPI_ERRORS_RETURN, &cs[2]),
+                MPI_SUCCESS);
+    MPI_Group_free(&g2);
+    rc = CHECK_CLASS(MPI_Session_attach_buffer(MPI_SESSION_NULL, bbuf, bsize), MPI_ERR_SESSION);
+    CHECK(mt_string_has(rc, "MPI_Session_attach_buffer"), "the error message does not name MPI_Session_attach_buffer");
+    CHECK_CLASS(MPI_Session_attach_buffer(ses, bbuf, bsize), MPI_SUCCESS);
+    rc = CHECK_CLASS(MPI_Session_attach_buffer(ses, bbuf, bsize), MPI_ERR_BUFFER); /* already attached */
+    CHECK(mt_string_has(rc, "session"), "the error message does not say the session has a buffer");
+    CHECK_CLASS(MPI_Bsend(sbuf, 10, MPI_CHAR, peer, 110, MPI_COMM_WORLD), MPI_ERR_BUFFER); /* not the world's */
+    for (int i = 0; i < K; i++) { /* K messages over the three fill the one buffer */
+        fill(sbuf, N, 110 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 110 + i, cs[i % 3]), MPI_SUCCESS);
+    }
+    CHECK_CLASS(MPI_Bsend(sbuf, 1, MPI_CHAR, peer, 119, cs[2]), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Session_iflush_buffer(ses, &req), MPI_SUCCESS);
+    t0 = MPI_Wtime();
+    flag = 0;
+    while (!flag && MPI_Wtime() - t0 < 0.05)
+        MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    CHECK(!flag, "MPI_Session_iflush_buffer completed while its messages wait for their receives");
+    sync_peer();
+    for (int i = 0; i < K; i++)
+        receive_k(peer, cs[i % 3], 1, N, 110 + i, 110 + i, "session buffer");
+    CHECK_CLASS(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    int one = N + MPI_BSEND_OVERHEAD;
+    char *onebuf = malloc((size_t)one);
+    CHECK_CLASS(MPI_Comm_attach_buffer(cs[1], onebuf, one), MPI_SUCCESS);
+    fill(sbuf, N, 120);
+    CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 120, cs[1]), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 121, cs[1]), MPI_ERR_BUFFER); /* its own is full */
+    fill(sbuf, N, 122);
+    CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 122, cs[0]), MPI_SUCCESS); /* the session's is not */
+    sync_peer();
+    receive_k(peer, cs[1], 1, N, 120, 120, "communicator buffer before the session's");
+    receive_k(peer, cs[0], 1, N, 122, 122, "session buffer beside a communicator's");
+    CHECK_CLASS(MPI_Comm_detach_buffer(cs[1], &got_addr, &got_size), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Session_flush_buffer(ses), MPI_SUCCESS);
+    MPI_Count csize;
+    CHECK_CLASS(MPI_Session_detach_buffer_c(ses, &got_addr, &csize), MPI_SUCCESS);
+    CHECK(got_addr == bbuf && csize == bsize, "MPI_Session_detach_buffer_c gave %p %lld", got_addr, (long long)csize);
+    CHECK_CLASS(MPI_Bsend(sbuf, 10, MPI_CHAR, peer, 130, cs[0]), MPI_ERR_BUFFER); /* none anywhere */
+    CHECK_CLASS(MPI_Buffer_attach(bigbuf, big), MPI_SUCCESS);
+    fill(sbuf, N, 131);
+    CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 131, cs[2]), MPI_SUCCESS); /* the process's */
+    receive_k(peer, cs[2], 1, N, 131, 131, "process buffer for a session's communicator");
+    CHECK_CLASS(MPI_Buffer_detach(&got_addr, &got_size), MPI_SUCCESS);
+    CHECK(got_addr == bigbuf, "MPI_Buffer_detach gave %p", got_addr);
+    CHECK_CLASS(MPI_Session_attach_buffer_c(ses, MPI_BUFFER_AUTOMATIC, 0), MPI_SUCCESS);
+    for (int i = 0; i < 10; i++) {
+        fill(sbuf, 50000, 140 + i);
+        CHECK_CLASS(MPI_Bsend(sbuf, 50000, MPI_CHAR, peer, 140 + i, cs[i % 3]), MPI_SUCCESS);
+    }
+    for (int i = 0; i < 10; i++)
+        receive_k(peer, cs[i % 3], 1, 50000, 140 + i, 140 + i, "session MPI_BUFFER_AUTOMATIC");
+    CHECK_CLASS(MPI_Session_detach_buffer(ses, &got_addr, &got_size), MPI_SUCCESS);
+    CHECK(got_addr == MPI_BUFFER_AUTOMATIC, "MPI_Session_detach_buffer of the automatic buffer gave %p", got_addr);
+    /* Finalized with a buffer attached whose message (a rendezvous) the partner has not taken:
+     * MPI_Session_finalize waits for it, as a detach does; the buffer is scribbled over after. */
+    CHECK_CLASS(MPI_Session_attach_buffer(ses, bbuf, bsize), MPI_SUCCESS);
+    MPI_Comm late = cs[0];
+    cs[0] = MPI_COMM_NULL;
+    if (rank % 2 == 0 || peer == rank) {
+        fill(sbuf, N, 150);
+        CHECK_CLASS(MPI_Bsend(sbuf, N, MPI_CHAR, peer, 150, late), MPI_SUCCESS);
+        memset(sbuf, 0x66, N);
+    }
+    if (rank % 2 == 1 || peer == rank)
+        receive_k(peer, late, 1, N, 150, 150, "a session's buffered message at MPI_Session_finalize");
+    MPI_Comm_free(&late);
+    for (int i = 1; i < 3; i++)
+        MPI_Comm_free(&cs[i]);
+    stale = ses;
+    CHECK_CLASS(MPI_Session_finalize(&ses), MPI_SUCCESS);
+    memset(bbuf, 0x77, (size_t)bsize);
+    CHECK(ses == MPI_SESSION_NULL, "MPI_Session_finalize did not set the handle to MPI_SESSION_NULL");
+    CHECK_CLASS(MPI_Session_attach_buffer(stale, bbuf, bsize), MPI_ERR_SESSION);
+    free(onebuf);
 
     MPI_Comm_free(&comm);
     free(rb4);
