@@ -46,7 +46,7 @@ int main(int argc, char **argv)
             printf("bandwidth bytes=%zu value=%.1f unit=MB/s\n", bytes, (double)bytes * WINDOW * windows / best / 1e6);
         fflush(stdout);
     }
-    free(buf);
+    bench_free(buf);
     MPI_Finalize();
     return 0;
 }

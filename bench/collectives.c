@@ -90,13 +90,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     size_t max = argc > 1 ? (size_t)atol(argv[1]) : (size_t)1 << 20;
     double budget = argc > 2 ? atof(argv[2]) : 0.3; /* seconds per batch */
-    /* BENCH_OFFSET=16 puts both buffers that many bytes past a page boundary, as malloc gives
-     * them (16-byte aligned); copies between them and 64-byte-aligned shared memory then meet
-     * the C library's slow `rep movsb` (src/core/copy.h). A multiple of 8 below 64. */
-    const char *offset_env = getenv("BENCH_OFFSET");
-    size_t offset = offset_env ? (size_t)atol(offset_env) / 8 * 8 % 64 : 0;
-    char *abase = bench_alloc(max * (size_t)nprocs + 64), *bbase = bench_alloc(max * (size_t)nprocs + 64);
-    double *a = (double *)(abase + offset), *b = (double *)(bbase + offset);
+    double *a = bench_alloc(max * (size_t)nprocs), *b = bench_alloc(max * (size_t)nprocs);
     static const size_t sizes[] = {8, 1024, 64 << 10, 1 << 20};
     for (int w = BARRIER; w < NKINDS; w++) {
         int wanted = argc <= 3;
@@ -114,8 +108,8 @@ int main(int argc, char **argv)
                 break;
         }
     }
-    free(abase);
-    free(bbase);
+    bench_free(a);
+    bench_free(b);
     MPI_Finalize();
     return 0;
 }

@@ -299,9 +299,14 @@ def main():
     ap.add_argument("--runs", type=int, default=5,
                     help="rounds over all implementations, in turn; each figure is the median of its rounds, shown "
                          "with its spread (± half the range, in percent of the median)")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="place every benchmark buffer this many bytes past a page boundary (BENCH_OFFSET, "
+                         "bench/common.h): 16 places them as malloc does")
     ap.add_argument("--markdown")
     ap.add_argument("--json")
     a = ap.parse_args()
+    if a.offset:
+        os.environ["BENCH_OFFSET"] = str(a.offset)  # (every implementation's environment starts from this one)
     only = set(filter(None, a.only.split(",")))
     mpis = [MPI("courier", "Courier", a.courier, dict(os.environ))]
     if a.baseline:
@@ -330,6 +335,7 @@ def main():
     limits = {k: v[:2] for k, v in medians(limit_rounds).items()}
     head, rows = table(mpis, results, rounds, limits)
     print(f"Machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}")
+    print("Buffers: " + (f"{a.offset} bytes past a page boundary (as malloc places them)" if a.offset else "page-aligned"))
     print_table(head, rows)
     pp = limits.get(("limit_pingpong", "2", 0))
     if pp:

@@ -186,8 +186,8 @@ static void pack(size_t bytes, int rank)
         printf("datatype_unpack_vector bytes=%zu value=%.1f unit=MB/s\n", bytes, un);
         printf("datatype_memcpy_ref bytes=%zu value=%.1f unit=MB/s\n", bytes, mc);
         fflush(stdout);
-        free(packed);
-        free(strided);
+        bench_free(packed);
+        bench_free(strided);
         MPI_Type_free(&vec);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -248,7 +248,7 @@ int main(int argc, char **argv)
         MPI_Type_free(&idx);
         free(blen), free(displ), free(before);
     }
-    free(buf);
+    bench_free(buf);
 
     if (grid >= 2) {
         /* The face across the contiguous dimension; rank 0 sends the first one and gets the
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
                            .face_send = 0, .face_recv = grid - 1};
         double *g = bench_alloc(L.extent * 8);
         pingpong("datatype_subarray_face", &L, face, face_hi, g, rank);
-        free(g);
+        bench_free(g);
         MPI_Type_free(&face);
         MPI_Type_free(&face_hi);
     }

@@ -205,7 +205,7 @@ int main(int argc, char **argv)
             MPI_Type_free(&b.send[k]);
             MPI_Type_free(&b.recv[k]);
         }
-        free(b.u);
+        bench_free(b.u);
     }
     MPI_Comm_free(&b.grid);
     MPI_Finalize();

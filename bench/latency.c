@@ -36,7 +36,7 @@ int main(int argc, char **argv)
             printf("latency bytes=%zu value=%.3f unit=us\n", bytes, best * 1e6);
         fflush(stdout);
     }
-    free(buf);
+    bench_free(buf);
     MPI_Finalize();
     return 0;
 }

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     }
     if (rank == 0)
         printf("msgrate bytes=%d value=%.2f unit=Mmsg/s\n", bytes, (double)WINDOW * windows / best / 1e6);
-    free(buf);
+    bench_free(buf);
     MPI_Finalize();
     return 0;
 }

@@ -155,8 +155,8 @@ int main(int argc, char **argv)
             printf("%s np=%d bytes=%d value=%.1f unit=%% t_comm_us=%.1f t_total_us=%.1f\n",
                    x.kind ? "overlap_ialltoall" : "overlap_iallreduce", p, bytes, pct, comm * 1e6, total * 1e6);
     }
-    free(x.a);
-    free(x.b);
+    bench_free(x.a);
+    bench_free(x.b);
     MPI_Finalize();
     return 0;
 }
