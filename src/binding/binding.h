@@ -158,7 +158,10 @@ static inline cr_errobj *cr_errobj_of_file(uintptr_t h)
 }
 static inline cr_errobj *cr_errobj_of_session(uintptr_t h)
 {
-    return cr_handle_get(h, CR_KIND_SESSION);
+    /* (a finalized session that groups or communicators still hold has no error handler left:
+     * its errors go where errors of no object go) */
+    cr_session *s = cr_handle_get(h, CR_KIND_SESSION);
+    return s && !s->finalized ? &s->eo : NULL;
 }
 
 #endif

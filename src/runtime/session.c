@@ -64,7 +64,7 @@ int cr_mpi_session_init(cr_info *info, cr_errhandler *errhandler, MPI_Session *s
 int cr_mpi_session_finalize(MPI_Session *session)
 {
     cr_session *s = cr_handle_get((uintptr_t)*session, CR_KIND_SESSION);
-    if (!s)
+    if (!s || s->finalized) /* (finalized: what groups or communicators derived from it still hold) */
         return cr_err_bad_handle(MPI_ERR_SESSION, "session", (uintptr_t)*session, "session");
     if (s->bsend) { /* its messages leave first, as MPI_Session_detach_buffer would wait */
         void *addr;

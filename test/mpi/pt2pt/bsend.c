@@ -328,11 +328,20 @@ int main(int argc, char **argv)
     MPI_Comm_free(&late);
     for (int i = 1; i < 3; i++)
         MPI_Comm_free(&cs[i]);
+    MPI_Group kept; /* freed after the session ends, as the standard allows: it holds the session */
+    MPI_Group_from_session_pset(ses, "mpi://SELF", &kept);
     stale = ses;
     CHECK_CLASS(MPI_Session_finalize(&ses), MPI_SUCCESS);
     memset(bbuf, 0x77, (size_t)bsize);
     CHECK(ses == MPI_SESSION_NULL, "MPI_Session_finalize did not set the handle to MPI_SESSION_NULL");
     CHECK_CLASS(MPI_Session_attach_buffer(stale, bbuf, bsize), MPI_ERR_SESSION);
+    MPI_Info info;
+    CHECK_CLASS(MPI_Session_get_info(stale, &info), MPI_ERR_SESSION);
+    CHECK_CLASS(MPI_Session_finalize(&stale), MPI_ERR_SESSION); /* (not twice) */
+    int gsize = 0;
+    MPI_Group_size(kept, &gsize);
+    CHECK(gsize == 1, "a group of mpi://SELF has %d processes after its session ended", gsize);
+    CHECK_CLASS(MPI_Group_free(&kept), MPI_SUCCESS);
     free(onebuf);
 
     MPI_Comm_free(&comm);
