@@ -17,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static int64_t eager_max, long_max, unexp_budget;
 CR_TUNABLE_EX(unexp_budget, COURIER_UNEXPECTED_BUDGET, CR_TUNE_SIZE, "8M", NULL, 0, (int64_t)1 << 40,
@@ -158,6 +159,94 @@ typedef struct dt_gather {
     const cr_request *r;
     uint64_t off; /* packed bytes of the message before the next piece */
 } dt_gather;
+
+CR_PVAR_DEFINE(rndv_streamed, "pt2pt.rndv_streamed",
+               "rendezvous messages whose receiver asked the sender to stream them through frames");
+CR_PVAR_DEFINE(rndv_shared, "pt2pt.rndv_shared",
+               "rendezvous messages copied by both processes, the receiver reading the front and the sender writing "
+               "the back (cross-memory attach)");
+
+/* How a rendezvous whose transport leaves the choice to us (CR_XSPLIT_EITHER) moves: streamed
+ * through frames or shared between the two processes. Neither is always faster: on this VM the
+ * stream is faster while cache lines move cheaply between the cores and three times slower while
+ * they do not, for seconds or minutes at a time (doc/performance.md, 2026-11-29). So the
+ * receiver times its rendezvous receives (one at a time: from the choice to the completion),
+ * takes the way whose cost per byte was lower, and every WAY_EXPLORE choices takes the other
+ * WAY_RUN times in a row so that its figure follows the machine.
+ *
+ * A way's first messages after the other way ran cost more than it does in use (the stream's
+ * ring lines were last written a long time ago, the receive buffer's lines are in the other
+ * core's cache after the sender wrote part of it), for up to a lap of the ring: so the first
+ * WAY_WARM choices of every run are not timed, and a way's figure is the least of its last
+ * WAY_SAMPLES timed messages (the least: what disturbs a transfer on a shared machine only ever
+ * slows it, so one slow sample should not turn the choice), those of an exploring run
+ * replacing the explored way's older ones. */
+enum { WAY_STREAM, WAY_SHARE, WAY_EXPLORE = 512, WAY_RUN = 12, WAY_WARM = 8, WAY_SAMPLES = 4 };
+static struct {
+    uint64_t sample[2][WAY_SAMPLES]; /* ns per KiB of a way's last timed messages, 0: none */
+    uint32_t next[2];                /* where its next sample goes */
+    bool fresh[2];                   /* its samples are of an earlier run: the next one clears them */
+    int explored;                    /* the way the current exploring run takes */
+    uint32_t turns;                  /* choices made (wrapping at 2^32 keeps the period: 512 divides it) */
+    cr_request *timed;               /* the receive being timed (one at a time), or NULL */
+    uint64_t t0, bytes;              /* when its choice was made, and its size */
+    int way;                         /* the way it takes */
+} WAYS = {.fresh = {true, true}};
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A way's figure: the least of its samples, 0 when it has none. */
+static uint64_t way_cost(int w)
+{
+    uint64_t least = 0;
+    for (int i = 0; i < WAY_SAMPLES; i++)
+        if (WAYS.sample[w][i] && (!least || WAYS.sample[w][i] < least))
+            least = WAYS.sample[w][i];
+    return least;
+}
+
+/* The way for the next rendezvous receive r of n bytes. The first exploring run starts at the
+ * WAY_EXPLORE / 8-th choice, so that both ways have a figure early. */
+static int way_choose(cr_request *r, uint64_t n)
+{
+    uint32_t t = WAYS.turns++, into = (t + WAY_EXPLORE - WAY_EXPLORE / 8) % WAY_EXPLORE;
+    uint64_t stream = way_cost(WAY_STREAM), share = way_cost(WAY_SHARE);
+    int best = share && share < stream ? WAY_SHARE : WAY_STREAM;
+    bool exploring = t >= WAY_EXPLORE / 8 && into < WAY_RUN;
+    if (exploring && into == 0) {
+        WAYS.explored = !best;
+        WAYS.fresh[!best] = true;
+    }
+    int way = exploring ? WAYS.explored : best;
+    /* how far into its run this way is (the best way's run starts when an exploring one ends) */
+    uint32_t in_run = exploring ? into : t < WAY_EXPLORE / 8 ? t : into - WAY_RUN;
+    if (in_run >= WAY_WARM && !WAYS.timed) {
+        WAYS.timed = r;
+        WAYS.t0 = now_ns();
+        WAYS.bytes = n;
+        WAYS.way = way;
+    }
+    return way;
+}
+
+/* The timed receive r completed: its cost makes its way's figure. */
+static void way_measured(cr_request *r)
+{
+    (void)r;
+    WAYS.timed = NULL;
+    int w = WAYS.way;
+    if (WAYS.fresh[w]) {
+        memset(WAYS.sample[w], 0, sizeof WAYS.sample[w]);
+        WAYS.fresh[w] = false;
+    }
+    uint64_t cost = (now_ns() - WAYS.t0) * 1024 / (WAYS.bytes ? WAYS.bytes : 1) + 1;
+    WAYS.sample[w][WAYS.next[w]++ % WAY_SAMPLES] = cost;
+}
 
 CR_PVAR_DEFINE(packed_bytes, "pt2pt.packed_bytes",
                "bytes of point-to-point messages packed from a non-contiguous send buffer into frames, or unpacked "
@@ -315,8 +404,12 @@ static void send_done(cr_request *r)
     cr_request_complete(r);
 }
 
+static void way_measured(cr_request *r);
+
 static void recv_done(cr_request *r, int src, int tag, uint64_t bytes, uint64_t capacity)
 {
+    if (CR_UNLIKELY(r == WAYS.timed))
+        way_measured(r);
     cr_status_set(&r->status, src, tag, CR_MIN(bytes, capacity));
     if (CR_UNLIKELY(bytes > capacity))
         r->status.MPI_ERROR = cr_err(MPI_ERR_TRUNCATE,
@@ -426,6 +519,8 @@ static void on_split_done(const cr_penv *env)
 {
     cr_request *r = (cr_request *)(uintptr_t)env->a;
     if (CR_UNLIKELY(env->b || r->offset)) {
+        if (r == WAYS.timed) /* (streamed after all: the figure would be neither way's) */
+            WAYS.timed = NULL;
         stream_ask(r);
         return;
     }
@@ -459,12 +554,16 @@ static void rndv_receive(cr_request *r, int world_src, int src, int tag, uint64_
     r->remote = sreq;
     r->status.MPI_SOURCE = src;
     r->status.MPI_TAG = tag;
-    if (addr && n >= SPLIT_MIN && world_src != cr_rt.rank && cr_dtype_is_contig_n(r->dt, r->count) &&
-        cr_xport_split_preferred(world_src, n)) {
+    cr_xsplit split = addr && n >= SPLIT_MIN && world_src != cr_rt.rank && cr_dtype_is_contig_n(r->dt, r->count)
+                          ? cr_xport_split_preferred(world_src, n)
+                          : CR_XSPLIT_NO;
+    if (split == CR_XSPLIT_YES || (split == CR_XSPLIT_EITHER && way_choose(r, n) == WAY_SHARE)) {
+        __atomic_fetch_add(&rndv_shared, 1, __ATOMIC_RELAXED);
         split_receive(r, world_src, addr, n);
         return;
     }
     /* Streamed instead: DATA frames will bring `bytes` bytes (those beyond `cap` are dropped). */
+    __atomic_fetch_add(&rndv_streamed, 1, __ATOMIC_RELAXED);
     stream_ask(r);
 }
 

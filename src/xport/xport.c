@@ -181,10 +181,10 @@ static bool self_yes(int peer)
     return true;
 }
 
-static bool self_no_split(int peer, uint64_t bytes)
+static cr_xsplit self_no_split(int peer, uint64_t bytes)
 {
     (void)peer, (void)bytes;
-    return false;
+    return CR_XSPLIT_NO;
 }
 
 static const cr_xport_ops self_ops = {"self",   self_send, self_send_gather, self_max_frame, self_stream_frame,
@@ -311,7 +311,7 @@ bool cr_xport_pull_preferred(int peer)
     return r->ops->pull_preferred(r->peer);
 }
 
-bool cr_xport_split_preferred(int peer, uint64_t bytes)
+cr_xsplit cr_xport_split_preferred(int peer, uint64_t bytes)
 {
     const route *r = &X.routes[peer];
     return r->ops->split_preferred(r->peer, bytes);

@@ -90,6 +90,14 @@ void cr_xport_set_handler(cr_xclass cls, cr_xport_handler *h);
 void cr_xport_deliver(const cr_xframe *f);
 
 /* A transport, as the routing sees it. `peer` is the transport's own index of the process. */
+/* Whether the two processes of a large message should each copy a part of it (see
+ * cr_xport_split_preferred). */
+typedef enum {
+    CR_XSPLIT_NO,     /* stream it through frames */
+    CR_XSPLIT_YES,    /* share the copy */
+    CR_XSPLIT_EITHER, /* both work and neither is always faster: the caller chooses by what it measures */
+} cr_xsplit;
+
 typedef struct cr_xport_ops {
     const char *name;
     bool (*send)(int peer, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
@@ -100,7 +108,7 @@ typedef struct cr_xport_ops {
     int (*write)(int peer, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
     bool (*can_read)(int peer);       /* single copy is the policy towards it */
     bool (*pull_preferred)(int peer); /* single copy is better now (see cr_xport_pull_preferred) */
-    bool (*split_preferred)(int peer, uint64_t bytes); /* both copy a part (cr_xport_split_preferred) */
+    cr_xsplit (*split_preferred)(int peer, uint64_t bytes); /* both copy a part (cr_xport_split_preferred) */
     /* optional (NULL: send copies): see cr_xport_send_lent */
     cr_xsend_result (*send_lent)(int peer, cr_xclass cls, const cr_xenv *env, const void *p, size_t n,
                                  void (*done)(void *), void *arg);
@@ -153,12 +161,13 @@ bool cr_xport_can_read(int peer);
  * allowed and `peer` is not making progress now (computing between MPI calls), so that a
  * message sent with MPI_Isend moves while its sender computes. */
 bool cr_xport_pull_preferred(int peer);
-/* When the receiver should not read a message of `bytes` from `peer` all itself: true when the
+/* When the receiver should not read a message of `bytes` from `peer` all itself: YES when the
  * two processes should each copy part of it with one copy (the receiver reads the front with
- * cr_xport_read while the sender writes the back with cr_xport_write), false when it should be
- * streamed through frames. Two cores copying halves beat a pipeline through the transport's
- * buffers for messages larger than those buffers (see doc/design/shm.md). */
-bool cr_xport_split_preferred(int peer, uint64_t bytes);
+ * cr_xport_read while the sender writes the back with cr_xport_write), NO when it should be
+ * streamed through frames, EITHER when both can and which is faster changes with the state of
+ * the machine. Two cores copying halves beat a pipeline through the transport's buffers for
+ * messages larger than those buffers (see doc/design/shm.md); below that, it depends. */
+cr_xsplit cr_xport_split_preferred(int peer, uint64_t bytes);
 
 /* Waiting: a process that found nothing to do may sleep until a peer sends it a frame or
  * wakes it. cr_xport_sleep() announces the sleep, then checks `ready(arg)` (and its rings) once

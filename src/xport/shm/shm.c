@@ -577,16 +577,19 @@ static bool shm_pull_preferred(int local)
 }
 
 /* Asked when the receiver does not pull it all (shm_pull_preferred): then the sender is inside
- * MPI and has a core of its own. A message that fits in the ring streams through it (16 KiB
- * frames, both copies overlapped, in the cache) faster than the kernel maps pages: one-way
- * 17.5 against 43 us at 512 KiB, 37 against 61 us at 1 MiB, 74 against 84 us at 2 MiB with 2 MiB
- * rings, in 24 of 25 interleaved pairs; in the machine's slow phase (the 25th) the shared copy
- * was 1.5 times faster. A larger message is faster shared; without cross-memory attach, the
- * pipeline. COURIER_SHM_CMA=split shares every message it can. */
-static bool shm_split_preferred(int local, uint64_t bytes)
+ * MPI and has a core of its own. A message larger than the ring is faster shared; without
+ * cross-memory attach, the pipeline. A message that fits in the ring streams through it (16 KiB
+ * frames, both copies overlapped) faster than two cores share the copy while the machine is
+ * in its fast phase (one-way at 512 KiB: 22-26 against 34-40 us), and 3 times slower in its
+ * slow phase (82-120 against 34-40 us: each line of the ring crosses between the cores twice
+ * while dirty in the other's cache; doc/performance.md, 2026-11-29), so the layer above chooses
+ * by what it measures (EITHER). COURIER_SHM_CMA=split shares every message it can. */
+static cr_xsplit shm_split_preferred(int local, uint64_t bytes)
 {
     (void)local;
-    return S.cma_ok && (S.split_forced || bytes > S.ring_bytes);
+    if (!S.cma_ok)
+        return CR_XSPLIT_NO;
+    return S.split_forced || bytes > S.ring_bytes ? CR_XSPLIT_YES : CR_XSPLIT_EITHER;
 }
 
 /* Where a frame's payload starts: right after the 40-byte header, or, from 1 KiB, at the next

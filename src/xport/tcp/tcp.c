@@ -649,10 +649,10 @@ static bool tcp_no(int peer)
     return false;
 }
 
-static bool tcp_no_split(int peer, uint64_t bytes)
+static cr_xsplit tcp_no_split(int peer, uint64_t bytes)
 {
     (void)peer, (void)bytes;
-    return false;
+    return CR_XSPLIT_NO;
 }
 
 const cr_xport_ops cr_tcp_ops = {"tcp",       tcp_send,    tcp_send_gather, tcp_max_frame, tcp_stream_frame,
