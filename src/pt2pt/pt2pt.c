@@ -162,6 +162,9 @@ typedef struct dt_gather {
 
 CR_PVAR_DEFINE(rndv_streamed, "pt2pt.rndv_streamed",
                "rendezvous messages whose receiver asked the sender to stream them through frames");
+CR_PVAR_DEFINE(rndv_chosen, "pt2pt.rndv_chosen",
+               "rendezvous messages whose way (streamed or shared) the receiver chose by its timings, the transport "
+               "offering both");
 CR_PVAR_DEFINE(rndv_shared, "pt2pt.rndv_shared",
                "rendezvous messages copied by both processes, the receiver reading the front and the sender writing "
                "the back (cross-memory attach)");
@@ -215,6 +218,7 @@ static uint64_t way_cost(int w)
 static int way_choose(cr_request *r, uint64_t n)
 {
     uint32_t t = WAYS.turns++, into = (t + WAY_EXPLORE - WAY_EXPLORE / 8) % WAY_EXPLORE;
+    __atomic_fetch_add(&rndv_chosen, 1, __ATOMIC_RELAXED);
     uint64_t stream = way_cost(WAY_STREAM), share = way_cost(WAY_SHARE);
     int best = share && share < stream ? WAY_SHARE : WAY_STREAM;
     bool exploring = t >= WAY_EXPLORE / 8 && into < WAY_RUN;
@@ -485,9 +489,12 @@ static void stream_ask(cr_request *r)
 enum { SPLIT_MIN = 64 << 10 };
 
 /* The shared copy of a rendezvous of n bytes into r's contiguous buffer: SPLIT asks the sender
- * to write the back part, while the receiver reads the front part. The receive completes on
- * SPLIT_DONE (on_split_done). The boundary is a page boundary of the receive buffer, so the two
- * processes never pin the same page. */
+ * to write the back part, while the receiver reads the front part. Once its read is done, the
+ * receiver sends FIN at once (the sender, which handles SPLIT before FIN, has then written its
+ * part too, so nobody touches the send buffer any more): the send completes without waiting for
+ * the receiver's next MPI call. The receive completes on SPLIT_DONE (on_split_done). The
+ * boundary is a page boundary of the receive buffer, so the two processes never pin the same
+ * page. */
 static void split_receive(cr_request *r, int world_src, uint64_t addr, uint64_t n)
 {
     char *rbuf = (char *)r->buf + r->dt->true_lb;
@@ -498,7 +505,13 @@ static void split_receive(cr_request *r, int world_src, uint64_t addr, uint64_t 
     send_frame(world_src, &env, NULL, &w);
     struct iovec l = {rbuf, from}, rem = {(void *)(uintptr_t)addr, from};
     r->offset = cr_xport_read(world_src, &l, 1, &rem, 1) != 0; /* 1: our part failed */
+    if (!r->offset)
+        control(world_src, P_FIN, 0, r->remote);
 }
+
+/* A send whose part of a shared copy failed: the FIN that the receiver sent after its own part
+ * does not complete it; the receiver's CTS follows, and the whole message is streamed. */
+#define SPLIT_WRITE_FAILED UINT64_MAX
 
 /* The sender's part of a shared copy (SPLIT from the receiver). */
 static void on_split(const cr_xframe *f, const cr_penv *env)
@@ -509,12 +522,15 @@ static void on_split(const cr_xframe *f, const cr_penv *env)
     struct iovec l = {(char *)s->buf + s->dt->true_lb + w.w[1], w.w[2]},
                  rem = {(void *)(uintptr_t)(w.w[0] + w.w[1]), w.w[2]};
     bool failed = cr_xport_write(f->src, &l, 1, &rem, 1) != 0;
+    if (CR_UNLIKELY(failed))
+        s->offset = SPLIT_WRITE_FAILED; /* (CTS sets it back to 0) */
     control(f->src, P_SPLIT_DONE, env->a, failed);
 }
 
-/* The sender's part of a shared copy is done: the receive completes, and FIN completes the
- * send; if either part failed (the kernel refused cross-memory attach), the whole message is
- * streamed instead (the sender is still waiting, for FIN or CTS). */
+/* The sender's part of a shared copy is done: the receive completes (FIN went when our part
+ * was done); if either part failed (the kernel refused cross-memory attach), the whole message
+ * is streamed instead (the sender is still waiting, for CTS: a FIN sent before its part failed
+ * does not complete it). */
 static void on_split_done(const cr_penv *env)
 {
     cr_request *r = (cr_request *)(uintptr_t)env->a;
@@ -524,7 +540,6 @@ static void on_split_done(const cr_penv *env)
         stream_ask(r);
         return;
     }
-    control(r->world_peer, P_FIN, 0, r->remote);
     recv_done(r, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes, capacity_of(r));
 }
 
@@ -854,6 +869,10 @@ static void on_frame(const cr_xframe *f)
         CR.used[f->src] -= env->a;
         break;
     case P_FIN:
+        if (CR_UNLIKELY(((cr_request *)(uintptr_t)env->b)->offset == SPLIT_WRITE_FAILED))
+            break; /* (a shared copy whose part here failed: CTS comes next) */
+        send_done((cr_request *)(uintptr_t)env->b);
+        break;
     case P_ACK:
         send_done((cr_request *)(uintptr_t)env->b);
         break;
