@@ -484,8 +484,8 @@ static void stream_ask(cr_request *r)
     control(r->world_peer, P_CTS, (uintptr_t)r, r->remote);
 }
 
-/* Below this, a shared copy saves less than the extra message costs (SPLIT_DONE, after which
- * the receiver answers FIN): the receiver's part alone would take under about 3 us. */
+/* Below this, a shared copy saves less than the extra messages cost (SPLIT and SPLIT_DONE):
+ * the receiver's part alone would take under about 3 us. */
 enum { SPLIT_MIN = 64 << 10 };
 
 /* The shared copy of a rendezvous of n bytes into r's contiguous buffer: SPLIT asks the sender

@@ -12,9 +12,10 @@
  *               streams the data in DATA frames. Where both have a core, they share the copy:
  *               SPLIT {a = receiver request, b = sender request} + {receiver's buffer, offset,
  *               length} asks the sender to write the back part (cr_xport_write) while the
- *               receiver reads the front; SPLIT_DONE {a = receiver request, b = 0 or 1 when
- *               the write failed} answers; the receiver then sends FIN, or CTS when a part
- *               failed (the whole message is streamed).
+ *               receiver reads the front, then sends FIN once its read is done; SPLIT_DONE
+ *               {a = receiver request, b = 0 or 1 when the write failed} answers and completes
+ *               the receive, or, when a part failed, the receiver sends CTS (the whole message
+ *               is streamed; a sender whose write failed ignores the FIN before it).
  *   long eager  messages a few frames long go without a handshake: LONG {ctx, src, tag,
  *               a = bytes, b = sender request} is matched like an eager message and brings the
  *               first piece, LONG_DATA {a = sender request, b = offset} frames bring the rest
