@@ -163,26 +163,7 @@ static CR_ALWAYS_INLINE bool quick_transfer(void *obuf, MPI_Count ocount, const 
     const char *from = write ? mine : theirs;
     if (!(to + n <= from || from + n <= to)) /* overlapping: memmove, down the full path */
         return false;
-    if (n <= 16) { /* two overlapping loads and stores each way: no call */
-        if (n >= 8) {
-            uint64_t a, b;
-            memcpy(&a, from, 8);
-            memcpy(&b, from + n - 8, 8);
-            memcpy(to, &a, 8);
-            memcpy(to + n - 8, &b, 8);
-        } else if (n >= 4) {
-            uint32_t a, b;
-            memcpy(&a, from, 4);
-            memcpy(&b, from + n - 4, 4);
-            memcpy(to, &a, 4);
-            memcpy(to + n - 4, &b, 4);
-        } else {
-            for (uint64_t i = 0; i < n; i++)
-                to[i] = from[i];
-        }
-    } else {
-        cr_copy(to, from, (size_t)n);
-    }
+    cr_copy(to, from, (size_t)n); /* (up to 16 bytes inline: no call) */
     return true;
 }
 

@@ -47,9 +47,9 @@ int main(void)
         EXPECT(l3 < (4u << 20) || min <= l3 / 4, "streaming from %zu bytes, more than a quarter of the %llu-byte L3",
                min, l3);
     }
-    /* Every path of cr_copy (memcpy below CR_COPY_LONG, the vector loop, streaming from the
-     * threshold) at every destination alignment within a line and a few source ones, ragged
-     * heads and tails: exact, and the bytes around untouched. */
+    /* Every path of cr_copy (moves inline up to 16 bytes, memcpy below CR_COPY_LONG, the
+     * vector loop, streaming from the threshold) at every destination alignment within a line
+     * and a few source ones, ragged heads and tails: exact, and the bytes around untouched. */
     size_t most = min + 77;
     unsigned char *src = malloc(most + 128), *dst = malloc(most + 128);
     EXPECT(src && dst, "out of memory");
@@ -57,7 +57,7 @@ int main(void)
         return 1;
     for (size_t i = 0; i < most + 128; i++)
         src[i] = (unsigned char)(i * 131 + (i >> 9));
-    const size_t sizes[] = {0, 1, 63, 64, CR_COPY_LONG - 1, CR_COPY_LONG, CR_COPY_LONG + 1, 4096 + 13, 65536 + 77,
+    const size_t sizes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15, 16, 17, 63, 64, CR_COPY_LONG - 1, CR_COPY_LONG, CR_COPY_LONG + 1, 4096 + 13, 65536 + 77,
                             min - 1, min + 77};
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
         size_t len = sizes[z];
