@@ -71,7 +71,8 @@ static inline void cr_thread_event(void)
 
 /* The wait of a thread that is not the poller: sleeps (outside the section) until some
  * thread reports an event that may concern it, or `timeout_us` passes. A `pure` condition
- * (one that only reads: a request's flag, a wait set's count) is evaluated by the thread that
+ * (one that only reads: a request's flag, a wait set's count; or that moves only its own state
+ * forward, as Waitall's cursor does) is evaluated by the thread that
  * reports the event, under the section, and its sleeper woken only when it holds: a completion
  * costs no system call when nobody waits for it. Other conditions (which act: advance a
  * schedule, take a lock) are woken at every event to look for themselves. */

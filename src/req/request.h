@@ -190,7 +190,8 @@ void cr_progress_wait(volatile int *flag);
 void cr_progress_wait_until(bool (*ready)(void *), void *arg);
 /* The same for a condition that only reads (calling it has no effect, so another thread may
  * call it: core/thread.h), which lets a thread that completes something wake only the waiters
- * it concerns at MPI_THREAD_MULTIPLE. */
+ * it concerns at MPI_THREAD_MULTIPLE. It may keep state of its own that only moves forward
+ * (Waitall's cursor past the requests done): every call is made under the critical section. */
 void cr_progress_wait_until_pure(bool (*ready)(void *), void *arg);
 
 /* Hooks the progress engine calls every round (pt2pt's pending sends, collective schedules). */

@@ -57,7 +57,7 @@ int main(void)
         return 1;
     for (size_t i = 0; i < most + 128; i++)
         src[i] = (unsigned char)(i * 131 + (i >> 9));
-    const size_t sizes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 15, 16, 17, 63, 64, CR_COPY_LONG - 1, CR_COPY_LONG, CR_COPY_LONG + 1, 4096 + 13, 65536 + 77,
+    const size_t sizes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 63, 64, CR_COPY_LONG - 1, CR_COPY_LONG, CR_COPY_LONG + 1, 4096 + 13, 65536 + 77,
                             min - 1, min + 77};
     for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
         size_t len = sizes[z];
