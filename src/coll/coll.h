@@ -60,6 +60,10 @@ typedef struct cr_coll_call {
     bool per_neighbour;                         /* sdts/rdts hold nsdts/nrdts types, not one per process */
     int nsdts, nrdts;
     bool both_buffers; /* sendbuf and recvbuf both matter here: they must not be the same buffer */
+    /* This process's own block does not match itself (its send and receive sizes differ): the
+     * MPI_ERR_TRUNCATE to return. The call still runs, in place and with empty sends (see
+     * sched.c), so that the other processes finish and hear of it instead of waiting for ever. */
+    int mismatch;
 } cr_coll_call;
 
 /* The blocking, nonblocking (MPI_I<name>) and persistent (MPI_<name>_init) implementations of a

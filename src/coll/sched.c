@@ -43,6 +43,8 @@ void cr_sched_init_tagged(cr_sched *s, cr_comm *comm, int tag)
     s->cap = CR_SCHED_INLINE_STEPS;
     s->next = s->pending = 0;
     s->err = MPI_SUCCESS;
+    s->halted = false;
+    s->mismatch = MPI_SUCCESS;
     s->fence_next = false;
     s->built_ok = true;
     s->steps = s->steps_inline;
@@ -73,10 +75,18 @@ void cr_sched_destroy(cr_sched *s)
     s->steps = s->steps_inline;
 }
 
+void cr_sched_mismatch(cr_sched *s, int err)
+{
+    s->mismatch = err;
+    if (s->built_ok)
+        s->err = err;
+}
+
 void cr_sched_fail(cr_sched *s, int err)
 {
     if (s->built_ok) {
         s->built_ok = false;
+        s->halted = true;
         s->err = err;
     }
 }
@@ -197,13 +207,41 @@ void *cr_sched_tmp(cr_sched *s, MPI_Count count, const cr_dtype *dt)
 
 /* ----------------------------------------------------------------- running */
 
+/* Errors, and why a count mismatch does not stop a schedule. The processes of a collective
+ * must pass matching amounts; a program that does not (a root broadcasting 1 element to
+ * processes that expect 10, or 10 to processes that expect 1) is erroneous, and every process
+ * whose data is wrong should hear of it. A schedule that stopped at its first truncated or short
+ * message would never send what its children wait for: they would hang. So after a mismatch
+ * (MPI_ERR_TRUNCATE) every step still starts, and the sends carry no data: a process that
+ * expected some sees a short message and fails in turn, down the whole tree, while a process
+ * whose messages all matched finishes as usual (it may not learn of the error, as in MPICH).
+ * Any other error (out of memory, say) halts the schedule: nothing more starts. */
+static void note_error(cr_sched *s, int err)
+{
+    if (!s->err)
+        s->err = err;
+    if (cr_err_class(err) != MPI_ERR_TRUNCATE)
+        s->halted = true;
+}
+
 /* A message step completed (called by pt2pt's completion, inside progress): count it. The
- * schedule moves on in cr_sched_advance, never from inside a frame handler. */
+ * schedule moves on in cr_sched_advance, never from inside a frame handler. A receive must
+ * get all it asked for: every algorithm posts the exact size its peer sends, so a shorter
+ * message means the processes' counts differ (or an earlier mismatch emptied it, above). */
 static void step_done(cr_request *r)
 {
     cr_sched *s = r->owner;
-    if (r->status.MPI_ERROR && !s->err)
-        s->err = r->status.MPI_ERROR;
+    int err = r->status.MPI_ERROR;
+    if (!err && r->kind == CR_REQ_RECV && r->peer != MPI_PROC_NULL) {
+        uint64_t want = (uint64_t)r->count * r->dt->size, got = cr_status_bytes(&r->status);
+        if (CR_UNLIKELY(got < want))
+            err = cr_err(MPI_ERR_TRUNCATE,
+                         "rank %d sent %llu bytes where this process expects %llu: the processes of the collective "
+                         "passed counts (or types) that do not match, or an error at rank %d emptied its message",
+                         r->status.MPI_SOURCE, (unsigned long long)got, (unsigned long long)want, r->status.MPI_SOURCE);
+    }
+    if (CR_UNLIKELY(err))
+        note_error(s, err);
     s->pending--;
 }
 
@@ -217,14 +255,16 @@ static int start_msg(cr_sched *s, cr_step *st)
         ctx = comm->ctx + 1;
         tag = s->local_tag;
     }
+    /* After a count mismatch, sends go empty (note_error). */
+    MPI_Count count = st->kind == CR_STEP_SEND && CR_UNLIKELY(s->err) ? 0 : st->u.msg.count;
     /* A small send goes out at once with no request, as a blocking MPI_Send's would. */
     if (st->kind == CR_STEP_SEND && st->u.msg.peer != MPI_PROC_NULL &&
-        cr_pt2pt_send_now(st->u.msg.buf, st->u.msg.count, st->u.msg.dt, st->u.msg.peer, tag, comm, ctx))
+        cr_pt2pt_send_now(st->u.msg.buf, count, st->u.msg.dt, st->u.msg.peer, tag, comm, ctx))
         return MPI_SUCCESS;
     cr_request *r = &st->req;
     memset(r, 0, sizeof *r);
     int kind = st->kind == CR_STEP_SEND ? CR_REQ_SEND : CR_REQ_RECV;
-    cr_pt2pt_prepare(r, kind, st->u.msg.buf, st->u.msg.count, st->u.msg.dt, st->u.msg.peer, tag, comm, ctx,
+    cr_pt2pt_prepare(r, kind, st->u.msg.buf, count, st->u.msg.dt, st->u.msg.peer, tag, comm, ctx,
                      CR_MODE_STANDARD);
     r->owner = s;
     r->on_complete = step_done;
@@ -237,7 +277,7 @@ static int start_msg(cr_sched *s, cr_step *st)
 
 bool cr_sched_advance(cr_sched *s)
 {
-    while (s->next < s->nsteps && !s->err) {
+    while (s->next < s->nsteps && !s->halted) {
         cr_step *st = &s->steps[s->next];
         if (st->fence && s->pending)
             return false;
@@ -258,13 +298,14 @@ bool cr_sched_advance(cr_sched *s)
                 return false;
             break;
         }
-        if (err && !s->err)
-            s->err = err;
+        if (err)
+            note_error(s, err);
         s->next++;
     }
-    /* Complete when every step has started and every message has finished; after an error,
-     * when the messages already started have finished (their requests live in the steps). */
-    bool complete = s->pending == 0 && (s->next == s->nsteps || s->err);
+    /* Complete when every step has started and every message has finished; after an error
+     * that halts, when the messages already started have finished (their requests live in
+     * the steps). */
+    bool complete = s->pending == 0 && (s->next == s->nsteps || s->halted);
     if (complete && s->node_turn)
         cr_coll_node_end_turn(s); /* the next node collective of the communicator may run */
     return complete;
@@ -280,7 +321,8 @@ static void rewind_sched(cr_sched *s)
     s->next = 0;
     s->pending = 0;
     s->node_turn = 0;
-    s->err = s->built_ok ? MPI_SUCCESS : s->err;
+    s->err = s->built_ok ? s->mismatch : s->err;
+    s->halted = !s->built_ok;
 }
 
 int cr_sched_run(cr_sched *s)

@@ -79,7 +79,9 @@ typedef struct cr_sched {
     int nsteps, cap;
     int next;       /* the first step not started */
     int pending;    /* message steps started and not complete */
-    int err;        /* the first error, which ends the run */
+    int err;        /* the first error: the call's result */
+    bool halted;    /* an error after which no step starts (any but a count mismatch, see sched.c) */
+    int mismatch;   /* a count mismatch found before the run (cr_sched_mismatch), or MPI_SUCCESS */
     bool fence_next; /* the next step added waits (cr_sched_fence) */
     bool built_ok;  /* false once building ran out of memory */
     bool local_mode; /* message steps added now are local (intercommunicators) */
@@ -105,6 +107,10 @@ typedef struct cr_sched {
     cr_step steps_inline[CR_SCHED_INLINE_STEPS];
 } cr_sched;
 
+/* The call is already known to be wrong at this process (its own block's sizes differ, an
+ * MPI_ERR_TRUNCATE `err`): every run starts as after a count mismatch (sched.c), so it ends
+ * with `err` and the others are told. MPI_SUCCESS: nothing. */
+void cr_sched_mismatch(cr_sched *s, int err);
 /* Starts building a schedule for one collective call on `comm` (takes its tag). */
 void cr_sched_init(cr_sched *s, cr_comm *comm);
 /* The same, with a tag of the caller's choosing instead of the next of the sequence (internal

@@ -128,18 +128,26 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
     if (a->both_buffers && a->sbuf == a->rbuf && a->sbuf && a->sbuf != MPI_IN_PLACE)
         return cr_err(MPI_ERR_BUFFER, "sendbuf and recvbuf are the same buffer (%p): use MPI_IN_PLACE as sendbuf "
                                       "to reuse the receive buffer", a->sbuf);
+    /* A mismatch this process sees in its own block (cr_coll_call.mismatch): a blocking call
+     * runs and returns it; a nonblocking one returns it at once, as an argument error, and its
+     * schedule runs on detached (freed as MPI_Request_free frees it) so that the others still
+     * finish; a persistent one returns it from its initialisation, which moves no data. */
+    if (a->mismatch && mode == CR_RUN_PERSISTENT)
+        return a->mismatch;
     if (mode == CR_RUN_BLOCKING) {
         int err = cr_coll_node_prepare(comm);
         if (err)
             return err;
         cr_sched s;
         cr_sched_init(&s, comm);
+        cr_sched_mismatch(&s, a->mismatch);
         build(&s, a, true);
         return cr_sched_run(&s);
     }
     cr_sched *s = cr_sched_new(comm);
     if (!s)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a collective request");
+    cr_sched_mismatch(s, a->mismatch);
     if (a->op) { /* a user operation freed while the request runs must stay usable */
         cr_obj_ref(a->op);
         s->held_op = a->op;
@@ -157,6 +165,12 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
         int err = s->err;
         cr_sched_free(s);
         return err;
+    }
+    if (a->mismatch) {
+        MPI_Request detached;
+        if (cr_sched_post(s, false, &detached) == MPI_SUCCESS)
+            cr_mpi_request_free(&detached);
+        return a->mismatch;
     }
     return cr_sched_post(s, mode == CR_RUN_PERSISTENT, request);
 }
@@ -490,10 +504,14 @@ static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *
     if (at_root && ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
                     (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    if (at_root && !comm->inter && sdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
-        return cr_err(MPI_ERR_TRUNCATE, "the root sends %lld bytes to itself but receives %lld per process",
-                      (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter && scount > 0};
+    int mismatch = MPI_SUCCESS;
+    if (at_root && !comm->inter && sdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size) {
+        mismatch = cr_err(MPI_ERR_TRUNCATE, "the root sends %lld bytes to itself but receives %lld per process",
+                          (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
+        sbuf = MPI_IN_PLACE, sdt = NULL, scount = 0; /* (cr_coll_call.mismatch) */
+    }
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter && scount > 0,
+                      .mismatch = mismatch};
     return cr_coll_launch(comm, mode, request, build_gather, &a);
 }
 
@@ -627,17 +645,21 @@ static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
 {
     int err = cr_coll_check_not_in_place(comm, sbuf, "sendbuf");
     cr_dtype *sdt = NULL;
+    int mismatch = MPI_SUCCESS;
     if (err)
         return err;
     if (sbuf != MPI_IN_PLACE) {
         if ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
             (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")))
             return err;
-        if (!comm->inter && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size)
-            return cr_err(MPI_ERR_TRUNCATE, "sendcount/sendtype give %lld bytes, recvcount/recvtype %lld per process",
-                          (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
+        if (!comm->inter && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size) {
+            mismatch = cr_err(MPI_ERR_TRUNCATE, "sendcount/sendtype give %lld bytes, recvcount/recvtype %lld per process",
+                              (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
+            sbuf = MPI_IN_PLACE, sdt = NULL, scount = 0; /* (cr_coll_call.mismatch) */
+        }
     }
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0, .both_buffers = scount > 0 || rcount > 0};
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, 0,
+                      .both_buffers = sbuf != MPI_IN_PLACE && (scount > 0 || rcount > 0), .mismatch = mismatch};
     return cr_coll_launch(comm, mode, request, build_allgather, &a);
 }
 

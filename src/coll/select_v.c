@@ -96,13 +96,14 @@ static int gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
         if ((err = cr_coll_check_counts(rcounts, comm->remote_size, "recvcounts")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)))
             return err;
         if (!comm->inter && sdt && (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)root), rdt),
-                                      "the root's own block")))
-            return err;
+                                      "the root's own block"))) {
+            sbuf = MPI_IN_PLACE, sdt = NULL, scount = 0; /* (cr_coll_call.mismatch) */
+        }
     }
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .root = root,
                       .rcounts = rcounts, .rdispls = displs,
                       /* aliased buffers matter only when the root has a block of its own to move */
-                      .both_buffers = at_root && !comm->inter && scount > 0};
+                      .both_buffers = at_root && !comm->inter && scount > 0, .mismatch = err};
     return cr_coll_launch(comm, mode, request, build_gatherv, &a);
 }
 
@@ -138,10 +139,10 @@ static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datat
         return err;
     if (at_root && !comm->inter && rdt &&
         (err = check_match(bytes_of(cr_cvec_at(scounts, (size_t)root), sdt), bytes_of(rcount, rdt), "the root's own block")))
-        return err;
+        rbuf = MPI_IN_PLACE, rdt = NULL, rcount = 0; /* (cr_coll_call.mismatch) */
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .sdt = sdt, .rdt = rdt, .root = root,
                       .scounts = scounts, .sdispls = displs,
-                      .both_buffers = at_root && !comm->inter && rcount > 0};
+                      .both_buffers = at_root && !comm->inter && rcount > 0, .mismatch = err};
     return cr_coll_launch(comm, mode, request, build_scatterv, &a);
 }
 
@@ -189,13 +190,16 @@ static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, vo
         return err;
     if (sbuf != MPI_IN_PLACE &&
         ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
-         (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")) ||
-         (!comm->inter && (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)comm->rank), rdt),
-                            "this process's own block (sendcount/sendtype against recvcounts[rank]/recvtype)")))))
+         (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
+    if (sbuf != MPI_IN_PLACE && !comm->inter &&
+        (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)comm->rank), rdt),
+                           "this process's own block (sendcount/sendtype against recvcounts[rank]/recvtype)")))
+        sbuf = MPI_IN_PLACE, sdt = NULL, scount = 0; /* (cr_coll_call.mismatch) */
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .rcounts = rcounts,
                       .rdispls = displs,
-                      .both_buffers = sbuf == rbuf && (scount > 0 || cr_coll_any_count(rcounts, comm->remote_size))};
+                      .both_buffers = sbuf == rbuf && (scount > 0 || cr_coll_any_count(rcounts, comm->remote_size)),
+                      .mismatch = err};
     return cr_coll_launch(comm, mode, request, build_allgatherv, &a);
 }
 
@@ -291,13 +295,14 @@ static int alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void
         return err;
     if (sbuf != MPI_IN_PLACE &&
         ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
-         (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")) ||
-         (!comm->inter && /* across groups, each side's blocks match the other side's */
-          (err = check_match(bytes_of(scount, sdt), bytes_of(rcount, rdt),
-                             "each block (sendcount/sendtype against recvcount/recvtype)")))))
+         (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
+    if (sbuf != MPI_IN_PLACE && !comm->inter && /* across groups, each side's blocks match the other side's */
+        (err = check_match(bytes_of(scount, sdt), bytes_of(rcount, rdt),
+                           "each block (sendcount/sendtype against recvcount/recvtype)")))
+        sbuf = MPI_IN_PLACE, sdt = NULL, scount = 0; /* (cr_coll_call.mismatch) */
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .rcount = rcount, .sdt = sdt, .rdt = rdt,
-                      .both_buffers = scount > 0 || rcount > 0};
+                      .both_buffers = sbuf != MPI_IN_PLACE && (scount > 0 || rcount > 0), .mismatch = err};
     return cr_coll_launch(comm, mode, request, build_alltoall, &a);
 }
 
