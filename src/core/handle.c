@@ -52,19 +52,6 @@ void *cr_obj_alloc_grow(cr_kind kind)
     return pool_grow(&cr_pools[kind]) == 0 ? cr_obj_alloc(kind) : NULL;
 }
 
-void cr_obj_free(void *obj)
-{
-    cr_obj *o = (cr_obj *)obj;
-    if (o->predefined)
-        return;
-    cr_pool *p = &cr_pools[o->kind];
-    uint32_t index = o->handle & CR_HANDLE_INDEX_MASK;
-    o->kind = CR_KIND_FREE;
-    o->next_free = p->free_head;
-    p->free_head = index + 1;
-    p->live--;
-}
-
 const char *cr_handle_describe(uintptr_t h, char *buf, size_t cap)
 {
     const char *name = cr_handle_predef_name(h);

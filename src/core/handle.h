@@ -70,8 +70,6 @@ extern cr_pool cr_pools[CR_KIND_COUNT];
 
 /* Registers the object size of a kind; called once per kind at library load. */
 void cr_pool_setup(cr_kind kind, size_t objsize);
-/* Returns the object's slot to its pool. The caller has dropped every reference. */
-void cr_obj_free(void *obj);
 
 static inline void *cr_pool_slot(const cr_pool *p, uint32_t index)
 {
@@ -115,6 +113,21 @@ static inline void *cr_obj_alloc_sized(cr_kind kind, size_t objsize)
     o->handle = ((uint32_t)kind << CR_HANDLE_KIND_SHIFT) | index;
     p->live++;
     return o;
+}
+
+/* Returns the object's slot to its pool. The caller has dropped every reference. Inline, as
+ * the allocation is: a request goes back on every completed nonblocking receive. */
+static inline void cr_obj_free(void *obj)
+{
+    cr_obj *o = (cr_obj *)obj;
+    if (o->predefined)
+        return;
+    cr_pool *p = &cr_pools[o->kind];
+    uint32_t index = o->handle & CR_HANDLE_INDEX_MASK;
+    o->kind = CR_KIND_FREE;
+    o->next_free = p->free_head;
+    p->free_head = index + 1;
+    p->live--;
 }
 
 /* Allocates a zeroed object of `kind` with refs = 1 and a fresh handle; NULL when out of memory. */

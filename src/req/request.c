@@ -42,7 +42,7 @@ void cr_request_release(cr_request *r)
     cr_obj_free(r);
 }
 
-void cr_request_complete(cr_request *r)
+void cr_request_complete_any(cr_request *r)
 {
     if (r->on_complete)
         r->on_complete(r);

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/handle.h"
+#include "core/thread.h"
 
 struct cr_comm;
 struct cr_dtype;
@@ -125,7 +126,19 @@ static CR_ALWAYS_INLINE cr_request *cr_request_take(cr_req_kind kind, const cr_r
 /* Drops a reference; releases the request with the last. */
 void cr_request_release(cr_request *r);
 /* Marks the operation complete. A request the user already freed is released. */
-void cr_request_complete(cr_request *r);
+void cr_request_complete_any(cr_request *r);
+/* The same, inline for the common request (no completion callback, no wait set enrolled, not
+ * freed by the user): a flag and the event, where the call was a tenth of an 8-byte message's
+ * receive. */
+static CR_ALWAYS_INLINE void cr_request_complete(cr_request *r)
+{
+    if (CR_LIKELY(!r->on_complete && !r->waiter && !r->freed)) {
+        r->done = 1;
+        cr_thread_event();
+        return;
+    }
+    cr_request_complete_any(r);
+}
 
 /* Status fields MPI leaves to the implementation: the byte count and the cancelled flag, in
  * MPI_internal (copied with memcpy: the ABI only promises int alignment). */
