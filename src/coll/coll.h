@@ -64,6 +64,7 @@ typedef struct cr_coll_call {
      * MPI_ERR_TRUNCATE to return. The call still runs, in place and with empty sends (see
      * sched.c), so that the other processes finish and hear of it instead of waiting for ever. */
     int mismatch;
+    bool mismatch_own_only; /* the mismatched block is one this process keeps (a root's own) */
 } cr_coll_call;
 
 /* The blocking, nonblocking (MPI_I<name>) and persistent (MPI_<name>_init) implementations of a

@@ -131,23 +131,31 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
     /* A mismatch this process sees in its own block (cr_coll_call.mismatch): a blocking call
      * runs and returns it; a nonblocking one returns it at once, as an argument error, and its
      * schedule runs on detached (freed as MPI_Request_free frees it) so that the others still
-     * finish; a persistent one returns it from its initialisation, which moves no data. */
-    if (a->mismatch && mode == CR_RUN_PERSISTENT)
+     * finish; a persistent one returns it from its initialisation, which moves no data, but
+     * takes the tag the others' schedules take, so that later calls on the communicator still
+     * pair up. A block this process keeps to itself (a root's own block: mismatch_own_only)
+     * concerns nobody else: the call runs as usual, its sends full, and the error is this
+     * process's alone. */
+    if (a->mismatch && mode == CR_RUN_PERSISTENT) {
+        comm->coll_tag++; /* (as cr_sched_init would have) */
         return a->mismatch;
+    }
+    int preset = a->mismatch_own_only ? MPI_SUCCESS : a->mismatch;
     if (mode == CR_RUN_BLOCKING) {
         int err = cr_coll_node_prepare(comm);
         if (err)
             return err;
         cr_sched s;
         cr_sched_init(&s, comm);
-        cr_sched_mismatch(&s, a->mismatch);
+        cr_sched_mismatch(&s, preset);
         build(&s, a, true);
-        return cr_sched_run(&s);
+        err = cr_sched_run(&s);
+        return err ? err : a->mismatch;
     }
     cr_sched *s = cr_sched_new(comm);
     if (!s)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a collective request");
-    cr_sched_mismatch(s, a->mismatch);
+    cr_sched_mismatch(s, preset);
     if (a->op) { /* a user operation freed while the request runs must stay usable */
         cr_obj_ref(a->op);
         s->held_op = a->op;
@@ -511,7 +519,7 @@ static int gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *
         sbuf = MPI_IN_PLACE, sdt = NULL, scount = 0; /* (cr_coll_call.mismatch) */
     }
     cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter && scount > 0,
-                      .mismatch = mismatch};
+                      .mismatch = mismatch, .mismatch_own_only = true};
     return cr_coll_launch(comm, mode, request, build_gather, &a);
 }
 

@@ -103,7 +103,8 @@ static int gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .scount = scount, .sdt = sdt, .rdt = rdt, .root = root,
                       .rcounts = rcounts, .rdispls = displs,
                       /* aliased buffers matter only when the root has a block of its own to move */
-                      .both_buffers = at_root && !comm->inter && scount > 0, .mismatch = err};
+                      .both_buffers = at_root && !comm->inter && scount > 0, .mismatch = err,
+                      .mismatch_own_only = true};
     return cr_coll_launch(comm, mode, request, build_gatherv, &a);
 }
 
@@ -142,7 +143,8 @@ static int scatterv(const void *sbuf, cr_cvec scounts, cr_cvec displs, MPI_Datat
         rbuf = MPI_IN_PLACE, rdt = NULL, rcount = 0; /* (cr_coll_call.mismatch) */
     cr_coll_call a = {.sbuf = sbuf, .rbuf = rbuf, .rcount = rcount, .sdt = sdt, .rdt = rdt, .root = root,
                       .scounts = scounts, .sdispls = displs,
-                      .both_buffers = at_root && !comm->inter && rcount > 0, .mismatch = err};
+                      .both_buffers = at_root && !comm->inter && rcount > 0, .mismatch = err,
+                      .mismatch_own_only = true};
     return cr_coll_launch(comm, mode, request, build_scatterv, &a);
 }
 

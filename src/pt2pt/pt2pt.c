@@ -620,12 +620,11 @@ static CR_ALWAYS_INLINE bool eager_receive_quick(cr_request *r, const cr_xframe 
     if (CR_UNLIKELY(env->flags != 0 || r == WAYS.timed || !cr_dtype_is_contig_n(r->dt, r->count) ||
                     bytes > capacity_of(r)))
         return false;
-    char *to = (char *)r->buf + r->dt->true_lb;
-    if (CR_LIKELY(bytes <= f->n1)) { /* (not wrapped around the ring's end; NULL + 0 never formed) */
-        if (bytes)
-            cr_copy(to, f->p1, bytes);
+    if (CR_LIKELY(bytes <= f->n1)) { /* (not wrapped around the ring's end) */
+        if (bytes) /* (a zero-byte receive may have a NULL buffer: no address formed from it) */
+            cr_copy((char *)r->buf + r->dt->true_lb, f->p1, bytes);
     } else {
-        cr_xframe_copy(f, to, 0, bytes);
+        cr_xframe_copy(f, (char *)r->buf + r->dt->true_lb, 0, bytes);
     }
     cr_status_set(&r->status, env->src, env->tag, bytes);
     cr_request_complete(r);

@@ -80,7 +80,34 @@ int main(int argc, char **argv)
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     CHECK(rank != 0 || class_of(rc) == MPI_ERR_TRUNCATE, "MPI_Iallgather with a short own block: class %d at rank 0",
           class_of(rc));
+    CHECK(rc == MPI_SUCCESS || class_of(rc) == MPI_ERR_TRUNCATE, "MPI_Iallgather: class %d at rank %d", class_of(rc),
+          rank);
     check_works(rank, size);
+    /* Persistent: rank 0's initialisation fails (it moves no data), the others' succeed and are
+     * freed unstarted. The calls after it must still pair up: rank 0 used its tag too. */
+    req = MPI_REQUEST_NULL;
+    rc = MPI_Allgather_init(buf, rank == 0 ? 1 : 10, MPI_INT, rbuf, 10, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    CHECK(class_of(rc) == (rank == 0 ? MPI_ERR_TRUNCATE : MPI_SUCCESS),
+          "MPI_Allgather_init with a short own block at rank 0: class %d at rank %d", class_of(rc), rank);
+    if (rc == MPI_SUCCESS)
+        MPI_Request_free(&req);
+    check_works(rank, size);
+    /* The root's own block of a scatterv does not match itself: only the root hears of it; the
+     * others get their blocks, whole. */
+    if (size > 1) {
+        int *counts = malloc((size_t)size * sizeof *counts), *displs = malloc((size_t)size * sizeof *displs);
+        int *all = malloc((size_t)size * 2 * sizeof *all), got[2] = {-1, -1};
+        for (int i = 0; i < size; i++)
+            counts[i] = 2, displs[i] = 2 * i, all[2 * i] = 100 * i, all[2 * i + 1] = 100 * i + 1;
+        int root = size - 1;
+        rc = MPI_Scatterv(all, counts, displs, MPI_INT, got, rank == root ? 1 : 2, MPI_INT, root, MPI_COMM_WORLD);
+        CHECK(class_of(rc) == (rank == root ? MPI_ERR_TRUNCATE : MPI_SUCCESS),
+              "MPI_Scatterv with a mismatched own block at the root: class %d at rank %d", class_of(rc), rank);
+        CHECK(rank == root || (got[0] == 100 * rank && got[1] == 100 * rank + 1),
+              "MPI_Scatterv with a mismatched own block at the root: rank %d got %d %d", rank, got[0], got[1]);
+        free(counts), free(displs), free(all);
+        check_works(rank, size);
+    }
     int *sbuf = calloc((size_t)size * 2, sizeof *sbuf); /* (room for rank 0's long blocks) */
     rc = MPI_Alltoall(sbuf, rank == 0 ? 2 : 1, MPI_INT, rbuf, 1, MPI_INT, MPI_COMM_WORLD);
     free(sbuf);
