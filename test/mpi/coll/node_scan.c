@@ -371,7 +371,13 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     size_t window = 128 * 1024 / sizeof(affine), per_block = ((128 * 1024 / (size_t)size) & ~(size_t)63) / sizeof(affine);
     size_t scan_sizes[] = {1, 7, window - 1, window, window + 1, 2 * window + 3};
-    size_t rsb_sizes[] = {1, 5, per_block - 1, per_block, per_block + 1, 3 * per_block + 2, 20000};
+    /* Blocks of many windows, their total held near 640 KB (affine pairs) and 1.3 MB (int64) a
+     * process past 4 processes: every element takes size - 1 combines, so a fixed block would
+     * grow the work with size squared (at 16 processes under AddressSanitizer, 40001 int64 per
+     * block took 24 s of the test's 38). Five windows or more at every size, never a whole
+     * number of them. */
+    size_t rsb_long = size <= 4 ? 40001 : 160003 / (size_t)size, rsb_affine_long = size <= 4 ? 20000 : 80001 / (size_t)size;
+    size_t rsb_sizes[] = {1, 5, per_block - 1, per_block, per_block + 1, 3 * per_block + 2, rsb_affine_long};
     for (int c = 0; c < 2; c++) {
         MPI_Comm comm = c ? dup : MPI_COMM_WORLD;
         for (size_t i = 0; i < sizeof scan_sizes / sizeof *scan_sizes; i++)
@@ -389,7 +395,7 @@ int main(int argc, char **argv)
         for (int how = 0; how < 3; how++) {
             rsb_direct(comm, 3, c, how);
             rsb_direct(comm, 5000, c + 4, how);
-            rsb_direct(comm, 40001, c + 8, how);
+            rsb_direct(comm, rsb_long, c + 8, how);
         }
     }
     /* Small scans (node.c, up to 1 KiB: 128 maps; these go up to 40) back to back, with no other collective
