@@ -19,6 +19,16 @@
  * slots in rank order itself: the result is the same on every process and respects operations
  * that do not commute. A set of slots is written again only two generations later, when
  * everyone has passed the barrier after reading it.
+ * When every process has a core (not the transport's sleep mode, which every process decides
+ * alike), the barrier's shared counter is left out: each slot starts with a flag, the call's
+ * number, written after the data, and a process waits for every other slot's flag instead.
+ * At 2 processes that is one cache line each way, read while the other writes, where the
+ * counter cost a chain of four or five transfers between the cores one after another (an
+ * 8-byte allreduce 0.6-0.75 us against Open MPI's 0.45-0.6). Reuse needs no more: a process
+ * writes a set again in call g + 2 after it saw every flag of call g + 1, which each process
+ * raised only once it had read call g's slots (node collectives run one at a time in each
+ * process, node.h). Sleepers would need a wake-up from each writer, so sleep mode keeps the
+ * barrier; the flags take 8 bytes of each slot.
  *
  * Small reduce, scan, exscan, gather and scatter (up to RING_SLOT bytes per process), without
  * synchronizing:
@@ -154,6 +164,7 @@ static cr_coll_node *start(cr_coll_node *st, int n)
     small_init x = {st->small, n};
     cr_coll_node_once(&st->small->ready.v, init_small, &x);
     st->ring_calls = st->ring_free_until = st->ring_staged_until = cr_shm_seq_start();
+    st->allreduce_calls = cr_shm_seq_start();
     st->ring_seen_reader = -1;
     for (int i = 0; i < RING_DEPTH; i++) /* (no slot used yet: the first calls wait for nothing) */
         st->ring_reader[i] = -1;
@@ -292,6 +303,19 @@ bool cr_coll_node_usable(cr_comm *c, uint64_t bytes_per_process)
     return area_of(c) != NULL && bytes_per_process <= CR_SHM_COLL_SLOT;
 }
 
+/* Flags in the allreduce slots: every process has a core (decided once, alike everywhere). */
+static bool allreduce_flags(void)
+{
+    return !cr_shm_sleep_mode();
+}
+
+enum { FLAG_BYTES = 8 }; /* the flag's room at a slot's start; the data follows */
+
+bool cr_coll_node_allreduce_usable(cr_comm *c, uint64_t bytes_per_process)
+{
+    return area_of(c) != NULL && bytes_per_process <= CR_SHM_COLL_SLOT - (allreduce_flags() ? FLAG_BYTES : 0);
+}
+
 /* Slot of `rank` for allreduce generation `gen`. */
 static char *slot(node_area *a, uint32_t gen, int rank, int n)
 {
@@ -383,10 +407,62 @@ static int allreduce_combine(cr_sched *s, void *arg)
     return combine(arg, s->state[0], x->rbuf, x->count, x->dt, x->op, s->size);
 }
 
+/* The flag a slot carries for call g: never 0, which a slot not yet written holds. */
+static uint32_t flag_of(uint32_t g)
+{
+    return g + 1 ? g + 1 : 1;
+}
+
+/* Allreduce with flags, step 1: the call's number, this process's data into its slot of the
+ * call's set, then the flag. state[0] the call's number, state[1] the next rank to look at. */
+static int flags_put(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    cr_sched_args *x = &s->args;
+    cr_coll_node *st = s->comm->coll_node;
+    if (!cr_coll_node_turn(s, st))
+        return CR_SCHED_AGAIN;
+    uint32_t g = st->allreduce_calls++;
+    char *mine = slot(a, g, s->rank, s->size);
+    cr_dt_pack(x->rbuf, x->count, x->dt, 0, mine + FLAG_BYTES, (uint64_t)x->count * (uint64_t)x->dt->size);
+    atomic_store_explicit((_Atomic uint32_t *)mine, flag_of(g), memory_order_release);
+    s->state[0] = g;
+    s->state[1] = 0;
+    return MPI_SUCCESS;
+}
+
+/* Allreduce with flags, step 2: every other process's flag of this call is up. */
+static int flags_seen(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    uint32_t g = s->state[0], want = flag_of(g);
+    for (int r = (int)s->state[1]; r < s->size; r++) {
+        if (r != s->rank &&
+            atomic_load_explicit((_Atomic uint32_t *)slot(a, g, r, s->size), memory_order_acquire) != want) {
+            s->state[1] = (uint32_t)r;
+            return CR_SCHED_AGAIN;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+static int flags_combine(cr_sched *s, void *arg)
+{
+    cr_sched_args *x = &s->args;
+    return combine_slots(slot(arg, s->state[0], 0, s->size) + FLAG_BYTES, CR_SHM_COLL_SLOT, s->size, x->rbuf, x->count,
+                         x->dt, x->op);
+}
+
 void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
 {
     node_area *a = area_of(s->comm);
     s->args = (cr_sched_args){.rbuf = rbuf, .count = count, .dt = dt, .op = op};
+    if (allreduce_flags()) {
+        cr_sched_call(s, flags_put, a);
+        cr_sched_call(s, flags_seen, a);
+        cr_sched_call(s, flags_combine, a);
+        return;
+    }
     cr_sched_call(s, allreduce_put, a);
     cr_sched_call(s, generation_moved, a);
     cr_sched_call(s, allreduce_combine, a);

@@ -31,6 +31,7 @@ typedef struct cr_coll_node {
     void *map;                /* the communicator's own memory file, mapped (NULL for the world) */
     size_t map_bytes;
     uint32_t issued, retired; /* turns: node collectives started here, and those finished */
+    uint32_t allreduce_calls; /* the number of this process's next small allreduce with flags (node.c) */
 } cr_coll_node;
 
 /* Turns. The counters above (and node_large.c's) assume that this process runs one node
