@@ -142,8 +142,6 @@ void cr_coll_inter_allgatherv(cr_sched *s, const cr_coll_call *a);
  * Its counters assume one collective at a time per process: a node collective takes its turn
  * (node.h) before it touches them, so nonblocking ones run one after another in call order. */
 bool cr_coll_node_usable(cr_comm *comm, uint64_t bytes_per_process);
-/* The same for cr_coll_node_allreduce (whose slots hold a flag too when every process has a core). */
-bool cr_coll_node_allreduce_usable(cr_comm *comm, uint64_t bytes_per_process);
 /* The node component serves MPI_COMM_WORLD of a job on one node, and any other intracommunicator
  * of such a job from its third blocking collective on (node.h): called by every blocking
  * collective before its schedule is built (it may run a setup exchange on comm). */

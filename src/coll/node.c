@@ -28,7 +28,7 @@
  * writes a set again in call g + 2 after it saw every flag of call g + 1, which each process
  * raised only once it had read call g's slots (node collectives run one at a time in each
  * process, node.h). Sleepers would need a wake-up from each writer, so sleep mode keeps the
- * barrier; the flags take 8 bytes of each slot.
+ * barrier.
  *
  * Small reduce, scan, exscan, gather and scatter (up to RING_SLOT bytes per process), without
  * synchronizing:
@@ -118,7 +118,7 @@ typedef struct ring_line {
 
 static ring_line *ring_lines(node_area *a, int n)
 {
-    return (ring_line *)(a->slots + 2 * (size_t)n * CR_SHM_COLL_SLOT);
+    return (ring_line *)(a->slots + 2 * (size_t)n * CR_SHM_COLL_ALLREDUCE_STRIDE);
 }
 
 static char *ring_slot(node_area *a, uint32_t g, int rank, int n)
@@ -309,17 +309,14 @@ static bool allreduce_flags(void)
     return !cr_shm_sleep_mode();
 }
 
-enum { FLAG_BYTES = 8 }; /* the flag's room at a slot's start; the data follows */
-
-bool cr_coll_node_allreduce_usable(cr_comm *c, uint64_t bytes_per_process)
-{
-    return area_of(c) != NULL && bytes_per_process <= CR_SHM_COLL_SLOT - (allreduce_flags() ? FLAG_BYTES : 0);
-}
+enum { FLAG_BYTES = 8 }; /* the flag's room at a slot's start; the data follows (the slots
+                          * are CR_SHM_COLL_ALLREDUCE_STRIDE apart: room for CR_SHM_COLL_SLOT
+                          * bytes after the flag) */
 
 /* Slot of `rank` for allreduce generation `gen`. */
 static char *slot(node_area *a, uint32_t gen, int rank, int n)
 {
-    return a->slots + ((gen % 2) * (size_t)n + (size_t)rank) * CR_SHM_COLL_SLOT;
+    return a->slots + ((gen % 2) * (size_t)n + (size_t)rank) * CR_SHM_COLL_ALLREDUCE_STRIDE;
 }
 
 /* The node algorithms as schedule steps (call steps; the first of each waits for the call's
@@ -383,7 +380,7 @@ static int combine_slots(const char *first, size_t stride, int upto, void *out, 
 /* Combines every process's slot of allreduce generation `gen` in rank order into `out`. */
 static int combine(node_area *a, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
 {
-    return combine_slots(slot(a, gen, 0, n), CR_SHM_COLL_SLOT, n, out, count, dt, op);
+    return combine_slots(slot(a, gen, 0, n), CR_SHM_COLL_ALLREDUCE_STRIDE, n, out, count, dt, op);
 }
 
 /* Allreduce, step 1: this process's data into its slot of the coming generation, then the
@@ -449,7 +446,7 @@ static int flags_seen(cr_sched *s, void *arg)
 static int flags_combine(cr_sched *s, void *arg)
 {
     cr_sched_args *x = &s->args;
-    return combine_slots(slot(arg, s->state[0], 0, s->size) + FLAG_BYTES, CR_SHM_COLL_SLOT, s->size, x->rbuf, x->count,
+    return combine_slots(slot(arg, s->state[0], 0, s->size) + FLAG_BYTES, CR_SHM_COLL_ALLREDUCE_STRIDE, s->size, x->rbuf, x->count,
                          x->dt, x->op);
 }
 

@@ -287,7 +287,7 @@ void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     bool rab_ok = op->commutative && count >= cr_coll_pof2(s->size);
     int alg = (int)allreduce_alg;
-    if (node_ok && (alg == 0 || alg == 3) && cr_coll_node_allreduce_usable(s->comm, bytes)) {
+    if (node_ok && (alg == 0 || alg == 3) && cr_coll_node_usable(s->comm, bytes)) {
         ran_allreduce_node++;
         cr_coll_node_allreduce(s, rbuf, count, dt, op);
         return;
@@ -328,7 +328,7 @@ static void build_allreduce(cr_sched *s, const cr_coll_call *a, bool node_ok)
         return;
     }
     uint64_t bytes = (uint64_t)a->rcount * (uint64_t)a->rdt->size;
-    if (node_ok && s->size > 1 && bytes > 0 && !cr_coll_node_allreduce_usable(s->comm, bytes) &&
+    if (node_ok && s->size > 1 && bytes > 0 && !cr_coll_node_usable(s->comm, bytes) &&
         node_large_wanted((int)allreduce_alg, bytes) && cr_coll_node_large_usable(s->comm, a->rdt, a->op)) {
         /* Staged straight from the send buffer: no copy into rbuf first. */
         ran_allreduce_node++;

@@ -245,7 +245,7 @@ int main(int argc, char **argv)
 
     /* Counts around the fold (pof2), the large threshold (32 KiB = 8192 ints) and beyond. */
     int t_int = find_type(MPI_INT), t_d = find_type(MPI_DOUBLE), t_di = find_type(MPI_DOUBLE_INT);
-    MPI_Count counts[] = {0, 2, pof2 - 1, pof2, pof2 + 1, 8191, 8192, 8193, 100000, 100003};
+    MPI_Count counts[] = {0, 2, pof2 - 1, pof2, pof2 + 1, 255, 256, 257, 8191, 8192, 8193, 100000, 100003};
     for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
         one(t_int, O_SUM, counts[c], c % 2);
         one(t_di, O_MINLOC, counts[c] / 2, c % 2 == 0);
@@ -263,6 +263,17 @@ int main(int argc, char **argv)
     one(find_type(MPI_INT16_T), O_LAND, 40000, 0);
     one(find_type(MPI_C_BOOL), O_LOR, 70000, 1);
     one(find_type(MPI_BYTE), O_BOR, 70000, 0);
+
+    /* Where the node component serves MPI_COMM_WORLD (its barrier ran through it), 1 KiB a
+     * process, the most its slots take, goes through them too: their flags take no room from
+     * the data (a first version of them did, and sent 1 KiB by messages). */
+    unsigned long long barriers = mt_pvar_value("coll.barrier.node");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (size > 1 && mt_pvar_value("coll.barrier.node") > barriers && !getenv("COURIER_COLL_ALLREDUCE")) {
+        unsigned long long before = mt_pvar_value("coll.allreduce.node");
+        one(t_int, O_SUM, 256, 0);
+        CHECK(mt_pvar_value("coll.allreduce.node") == before + 1, "MPI_Allreduce of 1 KiB did not run through shared memory");
+    }
 
     /* User operations, small and large. */
     user_affine(1, 0, 0);
