@@ -16,9 +16,8 @@ struct large_area;
 
 typedef struct cr_coll_node {
     struct node_area *small; /* node.c's counters and slots; NULL until set up */
-    uint32_t ring_calls;        /* the number of this process's next small reduce or scan in it (node.c) */
+    uint64_t ring_calls;        /* the number of this process's next small reduce or scan in it (node.c) */
     uint32_t ring_free_until;   /* every process's ring `done` was at least this when last looked at */
-    uint32_t ring_staged_until; /* the previous process's ring `staged` was at least this (scans) */
     int32_t ring_seen_reader;   /* the last process ring_free looked at alone, */
     uint32_t ring_seen_done;    /* and its `done` then */
     int32_t ring_reader[64];    /* [g % CR_SHM_COLL_RING_DEPTH]: who reads this process's slot in call g, or -1 */

@@ -28,12 +28,13 @@ void *cr_shm_coll_area(size_t *bytes);
 /* Its size for n processes: control lines, then two generations of one slot per process for
  * allreduce (CR_SHM_COLL_SLOT bytes of data after a line that starts with a flag), then for
  * small reduces and scans a control line per process and CR_SHM_COLL_RING_DEPTH slots per
- * process (see src/coll/node.c). */
+ * process, each of them CR_SHM_COLL_SLOT bytes of data after a flag, too (see src/coll/node.c). */
 #define CR_SHM_COLL_SLOT 1024
 #define CR_SHM_COLL_ALLREDUCE_STRIDE (CR_SHM_COLL_SLOT + 64)
 #define CR_SHM_COLL_RING_DEPTH 64
+#define CR_SHM_COLL_RING_STRIDE (CR_SHM_COLL_SLOT + 64)
 #define CR_SHM_COLL_BYTES(n)                                                                                           \
-    (4 * 64 + (size_t)(n) * (2 * CR_SHM_COLL_ALLREDUCE_STRIDE + 64 + CR_SHM_COLL_RING_DEPTH * CR_SHM_COLL_SLOT))
+    (4 * 64 + (size_t)(n) * (2 * CR_SHM_COLL_ALLREDUCE_STRIDE + 64 + CR_SHM_COLL_RING_DEPTH * CR_SHM_COLL_RING_STRIDE))
 /* The staging area for large collectives (src/coll/node_large.c): one control line per
  * process, then CR_SHM_COLL_NBLOCKS(n) blocks of CR_SHM_COLL_BLOCK bytes, eight pieces'
  * worth of n + 1 blocks each. The segment is sparse: blocks cost memory once used. Jobs of
