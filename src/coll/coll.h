@@ -172,6 +172,18 @@ void cr_coll_node_barrier(cr_sched *s);
 void cr_coll_node_reduce(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root);
 /* In place: this process's data is in rbuf. */
 void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op);
+/* The allreduce's flag slots serve small allgathers, alltoalls and reduce_scatter_blocks too,
+ * when every process has a core (not the transport's sleep mode) and each process's slot holds
+ * what it writes (`blocks` of `block_bytes`: its block, its whole send buffer, its whole
+ * vector): one line each way
+ * between two processes and no shared counter. Allgather: this process's block is in rbuf
+ * already. Alltoall and reduce_scatter_block: sbuf is rbuf where the call passed MPI_IN_PLACE. */
+bool cr_coll_node_flags_usable(cr_comm *comm, int blocks, uint64_t block_bytes);
+void cr_coll_node_flags_allgather(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt);
+void cr_coll_node_flags_alltoall(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                                 MPI_Count rcount, cr_dtype *rdt);
+void cr_coll_node_flags_reduce_scatter_block(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt,
+                                             cr_op *op);
 /* Reduce, scan and exscan of at most CR_SHM_COLL_SLOT bytes per process (sbuf MPI_IN_PLACE: the
  * data is in rbuf): a scan waits only for the processes before this one, a reduce's non-root
  * for nobody. */

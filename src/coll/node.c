@@ -428,8 +428,16 @@ static uint32_t flag_of(uint32_t g)
     return g + 1 ? g + 1 : 1;
 }
 
-/* Allreduce with flags, step 1: the call's number, this process's data into its slot of the
- * call's set, then the flag. state[0] the call's number, state[1] the next rank to look at. */
+/* The collectives the flag slots serve (state[2]): each process writes its slot once, and
+ * reads every other process's, so the reuse rule above holds for a mix of them; they count
+ * their calls together (allreduce_calls). What a process writes: an allreduce's vector, an
+ * allgather's own block, an alltoall's whole send buffer (its p blocks), a
+ * reduce_scatter_block's whole vector; what it takes: the combination of every slot, every
+ * other slot, its block of every slot, the combination of its block of every slot. */
+enum { FLAGS_ALLREDUCE, FLAGS_ALLGATHER, FLAGS_ALLTOALL, FLAGS_REDUCE_SCATTER_BLOCK };
+
+/* With flags, step 1: the call's number, this process's data into its slot of the call's set,
+ * then the flag. state[0] the call's number, state[1] the next rank to look at. */
 static int flags_put(cr_sched *s, void *arg)
 {
     node_area *a = arg;
@@ -439,7 +447,19 @@ static int flags_put(cr_sched *s, void *arg)
         return CR_SCHED_AGAIN;
     uint32_t g = st->allreduce_calls++;
     char *mine = slot(a, g, s->rank, s->size);
-    cr_dt_pack(x->rbuf, x->count, x->dt, 0, mine + FLAG_BYTES, (uint64_t)x->count * (uint64_t)x->dt->size);
+    uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size;
+    switch (s->state[2]) {
+    case FLAGS_ALLREDUCE:
+        cr_dt_pack(x->rbuf, x->count, x->dt, 0, mine + FLAG_BYTES, bytes);
+        break;
+    case FLAGS_ALLGATHER:
+        cr_dt_pack(cr_coll_at(x->rbuf, (MPI_Count)s->rank * x->count, x->dt), x->count, x->dt, 0, mine + FLAG_BYTES,
+                   bytes);
+        break;
+    default: /* p consecutive blocks of the send buffer (sbuf, scount, sdt: resolved for MPI_IN_PLACE) */
+        cr_dt_pack(x->sbuf, x->scount * s->size, x->sdt, 0, mine + FLAG_BYTES,
+                   (uint64_t)x->scount * (uint64_t)s->size * (uint64_t)x->sdt->size);
+    }
     atomic_store_explicit((_Atomic uint32_t *)mine, flag_of(g), memory_order_release);
     s->state[0] = g;
     s->state[1] = 0;
@@ -461,23 +481,76 @@ static int flags_seen(cr_sched *s, void *arg)
     return MPI_SUCCESS;
 }
 
-static int flags_combine(cr_sched *s, void *arg)
+/* With flags, step 3: every slot is in; take what this process needs from them. */
+static int flags_take(cr_sched *s, void *arg)
 {
     cr_sched_args *x = &s->args;
-    return combine_slots(slot(arg, s->state[0], 0, s->size) + FLAG_BYTES, CR_SHM_COLL_ALLREDUCE_STRIDE, s->size, x->rbuf, x->count,
-                         x->dt, x->op);
+    const size_t stride = CR_SHM_COLL_ALLREDUCE_STRIDE;
+    const char *first = slot(arg, s->state[0], 0, s->size) + FLAG_BYTES;
+    uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size; /* (one block) */
+    switch (s->state[2]) {
+    case FLAGS_ALLREDUCE:
+        return combine_slots(first, stride, s->size, x->rbuf, x->count, x->dt, x->op);
+    case FLAGS_REDUCE_SCATTER_BLOCK:
+        return combine_slots(first + (size_t)s->rank * bytes, stride, s->size, x->rbuf, x->count, x->dt, x->op);
+    case FLAGS_ALLGATHER:
+        for (int r = 0; r < s->size; r++)
+            if (r != s->rank)
+                cr_dt_unpack(cr_coll_at(x->rbuf, (MPI_Count)r * x->count, x->dt), x->count, x->dt, 0,
+                             first + (size_t)r * stride, bytes);
+        return MPI_SUCCESS;
+    default: /* FLAGS_ALLTOALL */
+        for (int r = 0; r < s->size; r++)
+            cr_dt_unpack(cr_coll_at(x->rbuf, (MPI_Count)r * x->count, x->dt), x->count, x->dt, 0,
+                         first + (size_t)r * stride + (size_t)s->rank * bytes, bytes);
+        return MPI_SUCCESS;
+    }
+}
+
+/* Appends a call through the flag slots: put, wait for every flag, take. */
+static void flags_call(cr_sched *s, int kind, const cr_sched_args *x)
+{
+    node_area *a = area_of(s->comm);
+    s->args = *x;
+    s->state[2] = (uint32_t)kind;
+    cr_sched_call(s, flags_put, a);
+    cr_sched_call(s, flags_seen, a);
+    cr_sched_call(s, flags_take, a);
+}
+
+bool cr_coll_node_flags_usable(cr_comm *c, int blocks, uint64_t block_bytes)
+{
+    return allreduce_flags() && block_bytes <= CR_SHM_COLL_SLOT / (uint64_t)blocks && cr_coll_node_usable(c, 0);
+}
+
+void cr_coll_node_flags_allgather(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt)
+{
+    flags_call(s, FLAGS_ALLGATHER, &(cr_sched_args){.rbuf = rbuf, .count = count, .dt = dt});
+}
+
+void cr_coll_node_flags_alltoall(cr_sched *s, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
+                                 MPI_Count rcount, cr_dtype *rdt)
+{
+    flags_call(s, FLAGS_ALLTOALL,
+               &(cr_sched_args){.sbuf = sbuf, .scount = scount, .sdt = sdt, .rbuf = rbuf, .count = rcount, .dt = rdt});
+}
+
+void cr_coll_node_flags_reduce_scatter_block(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt,
+                                             cr_op *op)
+{
+    flags_call(s, FLAGS_REDUCE_SCATTER_BLOCK,
+               &(cr_sched_args){.sbuf = sbuf, .scount = count, .sdt = dt, .rbuf = rbuf, .count = count, .dt = dt,
+                                .op = op});
 }
 
 void cr_coll_node_allreduce(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op)
 {
     node_area *a = area_of(s->comm);
-    s->args = (cr_sched_args){.rbuf = rbuf, .count = count, .dt = dt, .op = op};
     if (allreduce_flags()) {
-        cr_sched_call(s, flags_put, a);
-        cr_sched_call(s, flags_seen, a);
-        cr_sched_call(s, flags_combine, a);
+        flags_call(s, FLAGS_ALLREDUCE, &(cr_sched_args){.rbuf = rbuf, .count = count, .dt = dt, .op = op});
         return;
     }
+    s->args = (cr_sched_args){.rbuf = rbuf, .count = count, .dt = dt, .op = op};
     cr_sched_call(s, allreduce_put, a);
     cr_sched_call(s, generation_moved, a);
     cr_sched_call(s, allreduce_combine, a);

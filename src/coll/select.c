@@ -639,8 +639,11 @@ static void build_allgather(cr_sched *s, const cr_coll_call *a, bool node_ok)
     if (a->sbuf != MPI_IN_PLACE)
         cr_sched_copy(s, a->sbuf, a->scount, a->sdt, cr_coll_at(a->rbuf, (MPI_Count)s->rank * a->rcount, a->rdt),
                       a->rcount, a->rdt);
-    if (node_ok && (allgather_alg == 0 || allgather_alg == 4) && s->size > 1 &&
-        cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+    bool node_wanted = node_ok && (allgather_alg == 0 || allgather_alg == 4) && s->size > 1;
+    if (node_wanted && cr_coll_node_flags_usable(s->comm, 1, (uint64_t)a->rcount * (uint64_t)a->rdt->size)) {
+        ran_allgather_node++;
+        cr_coll_node_flags_allgather(s, a->rbuf, a->rcount, a->rdt);
+    } else if (node_wanted && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         ran_allgather_node++;
         cr_coll_node_large_exchange(s, CR_NODE_ALLGATHER, NULL, 0, NULL, a->rbuf, a->rcount, a->rdt, 0);
     } else {

@@ -251,10 +251,15 @@ static void alltoallw_peer(const cr_coll_call *a, int peer, cr_coll_block *b)
 
 static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
+    bool node_wanted = node_ok && (alltoall_alg == 0 || alltoall_alg == 2) && s->size > 1;
     if (s->comm->inter) {
         cr_coll_inter_alltoall(s, a, alltoall_peer);
-    } else if (node_ok && (alltoall_alg == 0 || alltoall_alg == 2) && s->size > 1 &&
-               cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+    } else if (node_wanted && cr_coll_node_flags_usable(s->comm, s->size, bytes_of(a->rcount, a->rdt))) {
+        bool in_place = a->sbuf == MPI_IN_PLACE; /* (or a block that did not match: a->mismatch) */
+        ran_alltoall_node++;
+        cr_coll_node_flags_alltoall(s, in_place ? a->rbuf : a->sbuf, in_place ? a->rcount : a->scount,
+                                    in_place ? a->rdt : a->sdt, a->rbuf, a->rcount, a->rdt);
+    } else if (node_wanted && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         cr_coll_block own;
         alltoall_peer(a, s->rank, &own);
         ran_alltoall_node++;
@@ -396,6 +401,13 @@ static void build_reduce_scatter(cr_sched *s, const cr_coll_call *a, bool node_o
     MPI_Count mine = block ? a->rcount : cr_cvec_at(a->rcounts, (size_t)s->rank);
     if (total == 0)
         return;
+    if (block && node_ok && reduce_scatter_alg != 1 && p > 1 &&
+        cr_coll_node_flags_usable(s->comm, p, bytes_of(a->rcount, a->rdt))) {
+        ran_reduce_scatter_block_node++;
+        cr_coll_node_flags_reduce_scatter_block(s, a->sbuf == MPI_IN_PLACE ? a->rbuf : a->sbuf, a->rbuf, a->rcount,
+                                                a->rdt, a->op);
+        return;
+    }
     if (block && node_ok && reduce_scatter_alg != 1 && p > 1 &&
         cr_coll_node_large_scan_usable(s->comm, a->rdt, a->op, true)) {
         ran_reduce_scatter_block_node++;
