@@ -16,7 +16,7 @@ struct large_area;
 
 typedef struct cr_coll_node {
     struct node_area *small; /* node.c's counters and slots; NULL until set up */
-    uint64_t ring_calls;        /* the number of this process's next small reduce or scan in it (node.c) */
+    uint64_t ring_calls;        /* the number of this process's next ring call (small reduce, scan, gather, scatter; node.c) */
     uint32_t ring_free_until;   /* every process's ring `done` was at least this when last looked at */
     int32_t ring_seen_reader;   /* the last process ring_free looked at alone, */
     uint32_t ring_seen_done;    /* and its `done` then */
