@@ -97,6 +97,14 @@ int cr_coll_launch(cr_comm *comm, cr_run_mode mode, MPI_Request *request, cr_col
 void cr_coll_allreduce_select(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, bool node_ok);
 /* Argument checks the calls share, each naming `arg` in its message. */
 int cr_coll_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, const char *arg);
+/* MPI_ERR_BUFFER if the send data (scount of sdt at sbuf) shares bytes with recvbuf's elements
+ * rfirst .. rfirst + rcount - 1 of rdt (MPI forbids aliased arguments; MPI_IN_PLACE is the way to
+ * reuse a buffer); told only for runs of bytes (cr_dtype_is_contig_n), since spans of types with
+ * gaps may interleave without sharing a byte. A process that finds it returns before it moves
+ * anything, as for sendbuf == recvbuf (cr_coll_launch); one whose arguments do not overlap goes
+ * on. */
+int cr_coll_check_overlap(const void *sbuf, MPI_Count scount, const cr_dtype *sdt, const void *rbuf, MPI_Count rfirst,
+                          MPI_Count rcount, const cr_dtype *rdt);
 int cr_coll_check_count(MPI_Count count, const char *arg);
 int cr_coll_resolve(MPI_Datatype h, const char *arg, cr_dtype **dt);
 /* Every count of `counts` (n of them) is not negative; `types` (n of them) resolve. */

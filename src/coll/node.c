@@ -123,12 +123,13 @@ typedef struct ring_line {
 } ring_line;
 
 /* A ring slot starts with its flag, the writer's 64-bit call number + 1 once the call's data is
- * in it (stored with release order after the data); the data follows RING_FLAG_BYTES in,
+ * in it (stored with release order after the data), then the data's size (node.h: counts beside
+ * the data); the data follows RING_FLAG_BYTES in,
  * aligned for any type's operations (long double, complex), so up to 48 bytes travel in the
  * flag's line. The flag is 64 bits because a slot may go unwritten for any number of calls (the
  * last process's slots in a run of scans, a gather root's own): a 32-bit call number + 1 left
  * in it 2^32 calls before would look like this call's. */
-enum { RING_FLAG_BYTES = 16 };
+enum { RING_FLAG_BYTES = 16, RING_SIZE_AT = 8 }; /* (the size of the data: node.h, put_size) */
 
 static ring_line *ring_lines(node_area *a, int n)
 {
@@ -327,9 +328,44 @@ static bool allreduce_flags(void)
     return !cr_shm_sleep_mode();
 }
 
-enum { FLAG_BYTES = 8 }; /* the flag's room at a slot's start; the data follows (the slots
-                          * are CR_SHM_COLL_ALLREDUCE_STRIDE apart: room for CR_SHM_COLL_SLOT
-                          * bytes after the flag) */
+enum { FLAG_BYTES = 8 }; /* a slot's header: the flag (32 bits), then the size of the data
+                          * (32 bits: put_size); the data follows (the slots are
+                          * CR_SHM_COLL_ALLREDUCE_STRIDE apart: room for CR_SHM_COLL_SLOT bytes
+                          * after the header). Sleep mode uses the size alone. */
+enum { SLOT_SIZE_AT = 4 };
+
+void cr_coll_node_check_size(cr_sched *s, int from, uint64_t got, uint64_t want)
+{
+    if (CR_LIKELY(got == want) || s->err) /* (the first mismatch is the call's result) */
+        return;
+    int err = got == CR_COLL_NODE_MARKED
+                  ? cr_err(MPI_ERR_TRUNCATE,
+                           "rank %d marked what it contributed as not valid: it, or a process whose data reached it "
+                           "first (a scan's chain), passed counts (or types) that do not match the others'",
+                           from)
+                  : cr_err(MPI_ERR_TRUNCATE,
+                           "rank %d contributed %llu bytes where this process expects %llu: the processes of the "
+                           "collective passed counts (or types) that do not match",
+                           from, (unsigned long long)got, (unsigned long long)want);
+    cr_sched_note_mismatch(s, err);
+}
+
+/* The size field of a slot (node.h: counts beside the data): 32 bits are room for a slot's
+ * bytes, and UINT32_MAX stands for CR_COLL_NODE_MARKED. Written before the flag's release (or
+ * the barrier's), read after its acquire, like the data. */
+static void put_size(const cr_sched *s, char *at, uint64_t bytes)
+{
+    uint64_t m = cr_coll_node_size_mark(s, bytes);
+    uint32_t v = m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+    memcpy(at, &v, sizeof v);
+}
+
+static void check_size(cr_sched *s, const char *at, int from, uint64_t want)
+{
+    uint32_t v;
+    memcpy(&v, at, sizeof v);
+    cr_coll_node_check_size(s, from, v == UINT32_MAX ? CR_COLL_NODE_MARKED : v, want);
+}
 
 /* Slot of `rank` for allreduce generation `gen`. */
 static char *slot(node_area *a, uint32_t gen, int rank, int n)
@@ -398,7 +434,7 @@ static int combine_slots(const char *first, size_t stride, int upto, void *out, 
 /* Combines every process's slot of allreduce generation `gen` in rank order into `out`. */
 static int combine(node_area *a, uint32_t gen, void *out, MPI_Count count, cr_dtype *dt, cr_op *op, int n)
 {
-    return combine_slots(slot(a, gen, 0, n), CR_SHM_COLL_ALLREDUCE_STRIDE, n, out, count, dt, op);
+    return combine_slots(slot(a, gen, 0, n) + FLAG_BYTES, CR_SHM_COLL_ALLREDUCE_STRIDE, n, out, count, dt, op);
 }
 
 /* Allreduce, step 1: this process's data into its slot of the coming generation, then the
@@ -410,8 +446,10 @@ static int allreduce_put(cr_sched *s, void *arg)
     if (!cr_coll_node_turn(s, s->comm->coll_node))
         return CR_SCHED_AGAIN;
     uint32_t gen = atomic_load_explicit(&a->generation.v, memory_order_acquire);
-    cr_dt_pack(x->rbuf, x->count, x->dt, 0, slot(a, gen, s->rank, s->size),
-               (uint64_t)x->count * (uint64_t)x->dt->size);
+    char *mine = slot(a, gen, s->rank, s->size);
+    uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size;
+    cr_dt_pack(x->rbuf, x->count, x->dt, 0, mine + FLAG_BYTES, bytes);
+    put_size(s, mine + SLOT_SIZE_AT, bytes);
     return arrive(s, a);
 }
 
@@ -419,6 +457,10 @@ static int allreduce_put(cr_sched *s, void *arg)
 static int allreduce_combine(cr_sched *s, void *arg)
 {
     cr_sched_args *x = &s->args;
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank)
+            check_size(s, slot(arg, s->state[0], r, s->size) + SLOT_SIZE_AT, r,
+                       (uint64_t)x->count * (uint64_t)x->dt->size);
     return combine(arg, s->state[0], x->rbuf, x->count, x->dt, x->op, s->size);
 }
 
@@ -457,12 +499,14 @@ static int flags_put(cr_sched *s, void *arg)
                    bytes);
         break;
     default: /* p consecutive blocks of the send buffer (sbuf, scount, sdt: resolved for MPI_IN_PLACE) */
-        cr_dt_pack(x->sbuf, x->scount * s->size, x->sdt, 0, mine + FLAG_BYTES,
-                   (uint64_t)x->scount * (uint64_t)s->size * (uint64_t)x->sdt->size);
+        bytes = (uint64_t)x->scount * (uint64_t)s->size * (uint64_t)x->sdt->size;
+        cr_dt_pack(x->sbuf, x->scount * s->size, x->sdt, 0, mine + FLAG_BYTES, bytes);
     }
+    put_size(s, mine + SLOT_SIZE_AT, bytes);
     atomic_store_explicit((_Atomic uint32_t *)mine, flag_of(g), memory_order_release);
     s->state[0] = g;
     s->state[1] = 0;
+    s->state[3] = (uint32_t)bytes; /* (what every other slot should hold too: at most a slot) */
     return MPI_SUCCESS;
 }
 
@@ -488,6 +532,9 @@ static int flags_take(cr_sched *s, void *arg)
     const size_t stride = CR_SHM_COLL_ALLREDUCE_STRIDE;
     const char *first = slot(arg, s->state[0], 0, s->size) + FLAG_BYTES;
     uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size; /* (one block) */
+    for (int r = 0; r < s->size; r++)
+        if (r != s->rank)
+            check_size(s, first - FLAG_BYTES + SLOT_SIZE_AT + (size_t)r * stride, r, s->state[3]);
     switch (s->state[2]) {
     case FLAGS_ALLREDUCE:
         return combine_slots(first, stride, s->size, x->rbuf, x->count, x->dt, x->op);
@@ -766,23 +813,26 @@ static int ring_put(cr_sched *s, void *arg)
     if (kind == RING_SCATTER) {
         uint64_t bytes = (uint64_t)x->scount * (uint64_t)x->sdt->size;
         for (int r = 0; r < s->size; r++)
-            if (r != s->rank)
+            if (r != s->rank) {
                 cr_dt_pack(cr_coll_at(x->sbuf, (MPI_Count)r * x->scount, x->sdt), x->scount, x->sdt, 0,
                            ring_data(a, g, r, s->size), bytes);
+                put_size(s, ring_slot(a, g, r, s->size) + RING_SIZE_AT, bytes);
+            }
         for (int r = 0; r < s->size; r++) /* (each flag after all the data: readers wake sooner) */
             if (r != s->rank)
                 ring_raise(s, ring_slot(a, g, r, s->size));
         if (x->rbuf != MPI_IN_PLACE)
             cr_dt_copy(cr_coll_at(x->sbuf, (MPI_Count)s->rank * x->scount, x->sdt), x->scount, x->sdt, x->rbuf,
                        x->count, x->dt);
-    } else if (kind == RING_GATHER) {
-        cr_dt_pack(x->sbuf, x->scount, x->sdt, 0, ring_data(a, g, s->rank, s->size),
-                   (uint64_t)x->scount * (uint64_t)x->sdt->size);
-        ring_raise(s, ring_slot(a, g, s->rank, s->size));
     } else {
-        cr_dt_pack(x->sbuf, x->count, x->dt, 0, ring_data(a, g, s->rank, s->size),
-                   (uint64_t)x->count * (uint64_t)x->dt->size);
-        ring_raise(s, ring_slot(a, g, s->rank, s->size));
+        bool gather = kind == RING_GATHER;
+        MPI_Count count = gather ? x->scount : x->count;
+        cr_dtype *dt = gather ? x->sdt : x->dt;
+        uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
+        char *mine = ring_slot(a, g, s->rank, s->size);
+        cr_dt_pack(x->sbuf, count, dt, 0, mine + RING_FLAG_BYTES, bytes);
+        put_size(s, mine + RING_SIZE_AT, bytes);
+        ring_raise(s, mine);
     }
     ring_wake_readers(s);
     if (!ring_reads(kind, s->rank, x->root))
@@ -814,6 +864,10 @@ static int ring_fold(cr_sched *s, void *arg)
     size_t stride = (size_t)RING_DEPTH * RING_STRIDE;
     const char *first = ring_data(a, g, 0, n);
     uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size;
+    for (int r = 0; r < n; r++) /* (a scatter reads its own slot, which the root wrote) */
+        if ((kind == RING_SCATTER) == (r == s->rank))
+            check_size(s, first - RING_FLAG_BYTES + RING_SIZE_AT + (size_t)r * stride,
+                       kind == RING_SCATTER ? x->root : r, bytes);
     if (kind == RING_SCATTER) { /* the slot the root wrote for us */
         cr_dt_unpack(x->rbuf, x->count, x->dt, 0, first + (size_t)s->rank * stride, bytes);
     } else if (kind == RING_GATHER) {
@@ -861,6 +915,8 @@ static int ring_chain(cr_sched *s, void *arg)
     const char *prev = r > 0 ? ring_data(a, g, r - 1, n) : NULL;
     char *mine = stages ? ring_data(a, g, r, n) : NULL;
     int err = MPI_SUCCESS;
+    if (prev) /* (before this process's own size: a mismatch marks it, down the chain) */
+        check_size(s, prev - RING_FLAG_BYTES + RING_SIZE_AT, r - 1, bytes);
     if (cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) { /* rbuf and the slots alike are packed */
         if (exclusive) {
             if (mine)
@@ -914,6 +970,7 @@ static int ring_chain(cr_sched *s, void *arg)
         cr_coll_scratch_release(alloc);
     }
     if (mine) {
+        put_size(s, mine - RING_FLAG_BYTES + RING_SIZE_AT, bytes);
         ring_raise(s, ring_slot(a, g, r, n));
         ring_wake_readers(s);
     }

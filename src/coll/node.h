@@ -23,6 +23,7 @@ typedef struct cr_coll_node {
     int32_t ring_reader[64];    /* [g % CR_SHM_COLL_RING_DEPTH]: who reads this process's slot in call g, or -1 */
     struct large_area *large; /* node_large.c's control lines and blocks; NULL when absent */
     char *blocks;
+    uint64_t *sizes;          /* beside each block place, the size its writer staged (counts beside the data, below) */
     uint32_t nblocks;         /* blocks in the ring */
     uint32_t next, place;     /* the number of this process's next block, and its place */
     uint32_t free_until;      /* every process's `done` was at least this when last looked at */
@@ -47,6 +48,30 @@ static inline bool cr_coll_node_turn(cr_sched *s, cr_coll_node *st)
 {
     return CR_LIKELY(s->node_turn == 2) || cr_coll_node_take_turn(s, st);
 }
+
+/* Counts beside the data. A contribution a process leaves in the node's shared memory for the
+ * others to take carries its size in bytes: in its slot's flag line (node.c: allreduce and the
+ * flag slots, the ring), beside its first staging block of a call (node_large.c: the exchanges),
+ * in a scatter root's offer of its buffer. So a reader can tell that the processes passed counts
+ * or types that do not match, as a short message tells the message algorithms (sched.c). A
+ * process whose schedule already has an error (its own block did not match, cr_sched_mismatch,
+ * or it found a mismatch in what it read) leaves CR_COLL_NODE_MARKED instead, as its sends would
+ * go empty. A reader that finds a size other than its own still reads as much as it expects (in
+ * bounds: each process chose the path for its own size, and every slot and block has room for
+ * that), finishes the call and returns MPI_ERR_TRUNCATE.
+ * Limits: only processes that take the same path, and there the same number of pieces, can
+ * tell (sizes of the same order do: MPICH's tests pass 1 element against 10); a process that
+ * stages 1 MiB where another passes 8 bytes through a slot never meets it, and processes whose
+ * staged calls take different numbers of blocks count their blocks apart from then on. Large
+ * broadcasts and reductions (node_large.c's pieces of n + 1 blocks) carry no sizes. */
+#define CR_COLL_NODE_MARKED UINT64_MAX
+static inline uint64_t cr_coll_node_size_mark(const cr_sched *s, uint64_t bytes)
+{
+    return CR_UNLIKELY(s->err) ? CR_COLL_NODE_MARKED : bytes;
+}
+/* Notes a mismatch (cr_sched_note_mismatch) when `got`, the size process `from` left, is not
+ * `want`, this process's own. */
+void cr_coll_node_check_size(cr_sched *s, int from, uint64_t got, uint64_t want);
 
 /* The state of `comm` once its areas exist and are started, or NULL (the node component is
  * not usable for it). */

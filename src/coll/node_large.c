@@ -1,5 +1,7 @@
 /* node_large.c: broadcast, reduce and allreduce of large messages among the processes of one
- * node, through staging blocks in the node's shared segment instead of messages.
+ * node, and the exchanges of the other collectives (allgather, alltoall, gather, scatter, scans,
+ * reduce-scatter) beyond the node slots, through staging blocks in the node's shared segment
+ * instead of messages.
  *
  * Why: a message algorithm moves every byte through a ring at each of its log2(p) rounds (two
  * copies a round) and waits for a process to be scheduled at each round. Staged, a byte is
@@ -16,7 +18,9 @@
  * Block number b (a 32-bit count that wraps around) is written only once every process's done
  * has reached b + 1 - U: then the U blocks before it, whose places it would reuse, are free.
  * Block places are counted separately from block numbers (U is not a power of two, so b % U
- * would jump at the wrap); every process advances both in step.
+ * would jump at the wrap); every process advances both in step. Beside each place the area
+ * keeps a 64-bit size, which the exchanges' writers set for their first block of a call (node.h:
+ * counts beside the data).
  *
  * Broadcast: the root packs the message into consecutive blocks (as many as the ring allows:
  * it leaves as soon as everything is staged, like an eager send) and counts them in `staged`;
@@ -59,6 +63,7 @@ typedef struct large_line {
     _Atomic uint32_t answers;  /* readers that answered the offer (by the readers) */
     _Atomic uint32_t refused;  /* readers among them that could not read (by the readers) */
     _Atomic uint64_t addr;     /* the root's send buffer (its first byte), or 0: staged */
+    _Atomic uint64_t bytes;    /* the size of each process's block there (node.h: counts beside the data) */
 } large_line;
 
 typedef struct large_area {
@@ -82,8 +87,8 @@ static void init_large(void *arg)
 
 void cr_coll_node_large_start(cr_coll_node *st, int n)
 {
-    size_t control = (((size_t)n + 1) * 64 + 4095) & ~(size_t)4095;
-    st->blocks = (char *)st->large + control;
+    st->blocks = (char *)st->large + CR_SHM_COLL_LARGE_CONTROL(n);
+    st->sizes = (uint64_t *)(void *)((char *)st->large + ((size_t)n + 1) * 64); /* (after the lines) */
     st->nblocks = (uint32_t)CR_SHM_COLL_NBLOCKS(n);
     st->next = st->free_until = st->scatters = cr_shm_seq_start();
     st->place = 0;
@@ -158,9 +163,14 @@ static void publish_wake(const cr_coll_node *st, int me, int n, int field, uint3
         cr_shm_wake_sleepers();
 }
 
+static size_t block_place(const cr_coll_node *st, uint32_t first_place, uint64_t i)
+{
+    return (size_t)((first_place + i) % st->nblocks);
+}
+
 static char *block_at(const cr_coll_node *st, uint32_t first_place, uint64_t i)
 {
-    return st->blocks + (size_t)((first_place + i) % st->nblocks) * BLOCK;
+    return st->blocks + block_place(st, first_place, i) * BLOCK;
 }
 
 /* Nonblocking calls. The start of one (s->starting) stages this process's first piece and
@@ -454,10 +464,32 @@ static xgeom xgeometry(const cr_sched *s)
     return g;
 }
 
-/* Process j's slot of piece k. */
+/* The place of process j's slot of piece k, and the slot. */
+static size_t xplace(const cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k, int j)
+{
+    return block_place(st, s->state[1], (uint64_t)k * g->blocks + (g->blocks == 1 ? 0 : (uint32_t)j));
+}
+
 static char *xslot(const cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k, int j)
 {
-    return block_at(st, s->state[1], (uint64_t)k * g->blocks + (g->blocks == 1 ? 0 : (uint32_t)j));
+    return st->blocks + xplace(s, st, g, k, j) * BLOCK;
+}
+
+/* Sizes (node.h: counts beside the data): a process's first slot of a call carries the bytes
+ * of a block it stages for one process (all of them, for a scatter's root), g->bytes, which is
+ * what every taker expects; the takers compare before they take the first piece. */
+static void xput_size(cr_sched *s, const cr_coll_node *st, const xgeom *g)
+{
+    st->sizes[xplace(s, st, g, 0, g->me)] = cr_coll_node_size_mark(s, g->bytes);
+}
+
+static void xcheck_sizes(cr_sched *s, const cr_coll_node *st, const xgeom *g)
+{
+    bool prefix = g->kind == X_SCAN || g->kind == X_EXSCAN; /* (they read processes before them) */
+    int from = g->kind == X_SCATTER ? g->root : 0, to = g->kind == X_SCATTER ? g->root + 1 : prefix ? g->me : (int)g->n;
+    for (int j = from; j < to; j++)
+        if (j != g->me)
+            cr_coll_node_check_size(s, j, st->sizes[xplace(s, st, g, 0, j)], g->bytes);
 }
 
 /* Block j of a buffer of per-process blocks of `count` elements of dt. */
@@ -479,6 +511,8 @@ static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t
     const cr_sched_args *x = &s->args;
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
     char *slot = xslot(s, st, g, k, g->me);
+    if (k == 0)
+        xput_size(s, st, g);
     if (g->kind == X_SCAN || g->kind == X_EXSCAN) {
         cr_dt_pack(x->sbuf, x->count, x->dt, off, slot, len);
     } else if (g->kind == X_REDUCE_SCATTER) { /* sbuf: p blocks of count (rbuf when in place) */
@@ -505,6 +539,8 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
 {
     const cr_sched_args *x = &s->args;
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
+    if (k == 0)
+        xcheck_sizes(s, st, g);
     if (x->op) { /* scan, exscan, reduce-scatter: combine, last process first */
         int last = g->kind == X_SCAN ? g->me : g->kind == X_EXSCAN ? g->me - 1 : (int)g->n - 1;
         uint64_t sub = g->kind == X_REDUCE_SCATTER ? (uint64_t)g->me * g->c : 0;
@@ -650,6 +686,7 @@ static int scatter_in_place_step(cr_sched *s, void *arg)
             atomic_store_explicit(&root->refused, 0, memory_order_relaxed);
             atomic_store_explicit(&root->addr, whole ? (uint64_t)(uintptr_t)((const char *)x->sbuf + x->sdt->true_lb) : 0,
                                   memory_order_relaxed);
+            atomic_store_explicit(&root->bytes, cr_coll_node_size_mark(s, g.bytes), memory_order_relaxed);
             atomic_store_explicit(&root->offered, number, memory_order_release);
             wake_if_sleeping();
             s->state[5] = 1;
@@ -670,7 +707,13 @@ static int scatter_in_place_step(cr_sched *s, void *arg)
     uint64_t addr = atomic_load_explicit(&root->addr, memory_order_relaxed);
     bool read = false;
     int src = cr_comm_world_rank(s->comm, x->root);
-    if (addr && cr_dtype_is_contig_n(x->dt, x->count) && cr_xport_can_read(src)) {
+    uint64_t root_bytes = atomic_load_explicit(&root->bytes, memory_order_relaxed);
+    if (addr && root_bytes != g.bytes) {
+        /* The blocks at addr are not the size this process expects: read nothing (in bounds of
+         * neither buffer, the blocks staged would not pair up either), and say so. */
+        cr_coll_node_check_size(s, x->root, root_bytes, g.bytes);
+        read = true;
+    } else if (addr && cr_dtype_is_contig_n(x->dt, x->count) && cr_xport_can_read(src)) {
         struct iovec local = {(char *)x->rbuf + x->dt->true_lb, g.bytes},
                      remote = {(void *)(uintptr_t)(addr + (uint64_t)g.me * g.bytes), g.bytes};
         read = cr_xport_read(src, &local, 1, &remote, 1) == 0;

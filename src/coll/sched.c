@@ -224,6 +224,11 @@ static void note_error(cr_sched *s, int err)
         s->halted = true;
 }
 
+void cr_sched_note_mismatch(cr_sched *s, int err)
+{
+    note_error(s, err);
+}
+
 /* A message step completed (called by pt2pt's completion, inside progress): count it. The
  * schedule moves on in cr_sched_advance, never from inside a frame handler. A receive must
  * get all it asked for: every algorithm posts the exact size its peer sends, so a shorter

@@ -147,6 +147,11 @@ void *cr_sched_scratch(cr_sched *s, size_t bytes);
 void *cr_sched_tmp(cr_sched *s, MPI_Count count, const cr_dtype *dt);
 /* Marks the build failed with `err` (an algorithm's own check). */
 void cr_sched_fail(cr_sched *s, int err);
+/* A call step found that the processes' counts differ (an MPI_ERR_TRUNCATE `err`, as a short
+ * message tells a message step): the call's result unless an error came first. The step still
+ * finishes its work and the schedule goes on (sched.c), and from now on the schedule's err is
+ * set, so what it leaves for others says so (empty sends; node.h: marked contributions). */
+void cr_sched_note_mismatch(cr_sched *s, int err);
 
 /* Runs a schedule to completion (blocking calls); returns its error code. */
 int cr_sched_run(cr_sched *s);

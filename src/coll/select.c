@@ -92,6 +92,22 @@ int cr_coll_check_buffer(const void *buf, MPI_Count count, const cr_dtype *dt, c
     return MPI_SUCCESS;
 }
 
+int cr_coll_check_overlap(const void *sbuf, MPI_Count scount, const cr_dtype *sdt, const void *rbuf, MPI_Count rfirst,
+                          MPI_Count rcount, const cr_dtype *rdt)
+{
+    if (scount <= 0 || rcount <= 0 || sdt->size == 0 || rdt->size == 0 || !cr_dtype_is_contig_n(sdt, scount) ||
+        !cr_dtype_is_contig_n(rdt, rcount))
+        return MPI_SUCCESS;
+    uintptr_t s0 = (uintptr_t)sbuf + (uintptr_t)sdt->true_lb, s1 = s0 + (uintptr_t)(scount * sdt->size);
+    uintptr_t r0 = (uintptr_t)rbuf + (uintptr_t)(rfirst * rdt->extent + rdt->true_lb),
+              r1 = r0 + (uintptr_t)(rcount * rdt->size);
+    if (s0 < r1 && r0 < s1)
+        return cr_err(MPI_ERR_BUFFER, "sendbuf (%p, %lld bytes) overlaps recvbuf's %lld bytes at %p: aliased arguments "
+                                      "are erroneous (use MPI_IN_PLACE as sendbuf to reuse the receive buffer)",
+                      sbuf, (long long)(scount * sdt->size), (long long)(rcount * rdt->size), (void *)r0);
+    return MPI_SUCCESS;
+}
+
 int cr_coll_check_not_in_place(const cr_comm *comm, const void *buf, const char *arg)
 {
     if (comm->inter && buf == MPI_IN_PLACE)
@@ -581,7 +597,15 @@ static int scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void 
         ((err = cr_coll_check_count(rcount, "recvcount")) || (err = cr_coll_resolve(rtype, "recvtype", &rdt)) ||
          (err = cr_coll_check_buffer(rbuf, rcount, rdt, "recvbuf"))))
         return err;
-    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root, .both_buffers = at_root && !comm->inter && rcount > 0};
+    int mismatch = MPI_SUCCESS;
+    if (at_root && !comm->inter && rdt && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size) {
+        mismatch = cr_err(MPI_ERR_TRUNCATE, "the root sends %lld bytes per process but receives %lld itself",
+                          (long long)(scount * sdt->size), (long long)(rcount * rdt->size));
+        rbuf = MPI_IN_PLACE, rdt = NULL, rcount = 0; /* (cr_coll_call.mismatch: the others' blocks go whole) */
+    }
+    cr_coll_call a = {sbuf, rbuf, scount, rcount, sdt, rdt, NULL, root,
+                      .both_buffers = at_root && !comm->inter && rcount > 0, .mismatch = mismatch,
+                      .mismatch_own_only = true};
     return cr_coll_launch(comm, mode, request, build_scatter, &a);
 }
 
@@ -664,7 +688,8 @@ static int allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype, voi
         return err;
     if (sbuf != MPI_IN_PLACE) {
         if ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
-            (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")))
+            (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf")) ||
+            (err = cr_coll_check_overlap(sbuf, scount, sdt, rbuf, 0, rcount * comm->remote_size, rdt)))
             return err;
         if (!comm->inter && (uint64_t)scount * (uint64_t)sdt->size != (uint64_t)rcount * (uint64_t)rdt->size) {
             mismatch = cr_err(MPI_ERR_TRUNCATE, "sendcount/sendtype give %lld bytes, recvcount/recvtype %lld per process",

@@ -194,6 +194,10 @@ static int allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype, vo
         ((err = cr_coll_check_count(scount, "sendcount")) || (err = cr_coll_resolve(stype, "sendtype", &sdt)) ||
          (err = cr_coll_check_buffer(sbuf, scount, sdt, "sendbuf"))))
         return err;
+    for (int i = 0; sbuf != MPI_IN_PLACE && i < comm->remote_size; i++) /* (blocks may leave gaps: each alone) */
+        if ((err = cr_coll_check_overlap(sbuf, scount, sdt, rbuf, cr_cvec_at(displs, (size_t)i),
+                                         cr_cvec_at(rcounts, (size_t)i), rdt)))
+            return err;
     if (sbuf != MPI_IN_PLACE && !comm->inter &&
         (err = check_match(bytes_of(scount, sdt), bytes_of(cr_cvec_at(rcounts, (size_t)comm->rank), rdt),
                            "this process's own block (sendcount/sendtype against recvcounts[rank]/recvtype)")))

@@ -26,24 +26,27 @@ void cr_shm_watch(void);
  * process's place among them, and waking every process that sleeps. */
 void *cr_shm_coll_area(size_t *bytes);
 /* Its size for n processes: control lines, then two generations of one slot per process for
- * allreduce (CR_SHM_COLL_SLOT bytes of data after a line that starts with a flag), then for
- * small reduces and scans a control line per process and CR_SHM_COLL_RING_DEPTH slots per
- * process, each of them CR_SHM_COLL_SLOT bytes of data after a flag, too (see src/coll/node.c). */
+ * allreduce (CR_SHM_COLL_SLOT bytes of data after an 8-byte header, a flag and the data's size,
+ * in a line of its own), then for small reduces and scans a control line per process and
+ * CR_SHM_COLL_RING_DEPTH slots per process, each of them CR_SHM_COLL_SLOT bytes of data after a
+ * 16-byte header of the same kind (see src/coll/node.c). */
 #define CR_SHM_COLL_SLOT 1024
 #define CR_SHM_COLL_ALLREDUCE_STRIDE (CR_SHM_COLL_SLOT + 64)
 #define CR_SHM_COLL_RING_DEPTH 64
 #define CR_SHM_COLL_RING_STRIDE (CR_SHM_COLL_SLOT + 64)
 #define CR_SHM_COLL_BYTES(n)                                                                                           \
     (4 * 64 + (size_t)(n) * (2 * CR_SHM_COLL_ALLREDUCE_STRIDE + 64 + CR_SHM_COLL_RING_DEPTH * CR_SHM_COLL_RING_STRIDE))
-/* The staging area for large collectives (src/coll/node_large.c): one control line per
- * process, then CR_SHM_COLL_NBLOCKS(n) blocks of CR_SHM_COLL_BLOCK bytes, eight pieces'
- * worth of n + 1 blocks each. The segment is sparse: blocks cost memory once used. Jobs of
- * more than CR_SHM_COLL_LARGE_MAX processes on a node have none (NULL). */
+/* The staging area for large collectives (src/coll/node_large.c): a line, one control line
+ * per process and a 64-bit size per block (the control part, in whole pages), then
+ * CR_SHM_COLL_NBLOCKS(n) blocks of CR_SHM_COLL_BLOCK bytes, eight pieces' worth of n + 1 blocks
+ * each. The segment is sparse: blocks cost memory once used. Jobs of more than
+ * CR_SHM_COLL_LARGE_MAX processes on a node have none (NULL). */
 #define CR_SHM_COLL_BLOCK ((size_t)128 << 10)
 #define CR_SHM_COLL_LARGE_MAX 256
 #define CR_SHM_COLL_NBLOCKS(n) (8 * ((size_t)(n) + 1))
+#define CR_SHM_COLL_LARGE_CONTROL(n) (((((size_t)(n) + 1) * 64 + CR_SHM_COLL_NBLOCKS(n) * 8) + 4095) & ~(size_t)4095)
 #define CR_SHM_COLL_LARGE_BYTES(n)                                                                                    \
-    ((n) > CR_SHM_COLL_LARGE_MAX ? 0 : ((((size_t)(n) + 1) * 64 + 4095) & ~(size_t)4095) + CR_SHM_COLL_NBLOCKS(n) * CR_SHM_COLL_BLOCK)
+    ((n) > CR_SHM_COLL_LARGE_MAX ? 0 : CR_SHM_COLL_LARGE_CONTROL(n) + CR_SHM_COLL_NBLOCKS(n) * CR_SHM_COLL_BLOCK)
 void *cr_shm_coll_large_area(size_t *bytes);
 int cr_shm_local_rank(void);
 int cr_shm_local_size(void);
