@@ -461,6 +461,8 @@ static int allreduce_combine(cr_sched *s, void *arg)
         if (r != s->rank)
             check_size(s, slot(arg, s->state[0], r, s->size) + SLOT_SIZE_AT, r,
                        (uint64_t)x->count * (uint64_t)x->dt->size);
+    if (s->err) /* (node.h: nothing combined after a mismatch) */
+        return MPI_SUCCESS;
     return combine(arg, s->state[0], x->rbuf, x->count, x->dt, x->op, s->size);
 }
 
@@ -535,6 +537,8 @@ static int flags_take(cr_sched *s, void *arg)
     for (int r = 0; r < s->size; r++)
         if (r != s->rank)
             check_size(s, first - FLAG_BYTES + SLOT_SIZE_AT + (size_t)r * stride, r, s->state[3]);
+    if (s->err && x->op) /* (node.h: nothing combined after a mismatch) */
+        return MPI_SUCCESS;
     switch (s->state[2]) {
     case FLAGS_ALLREDUCE:
         return combine_slots(first, stride, s->size, x->rbuf, x->count, x->dt, x->op);
@@ -878,6 +882,8 @@ static int ring_fold(cr_sched *s, void *arg)
             if (r != s->rank)
                 cr_dt_unpack(cr_coll_at(x->rbuf, (MPI_Count)r * x->count, x->dt), x->count, x->dt, 0,
                              first + (size_t)r * stride, bytes);
+    } else if (s->err) {
+        /* a reduce after a mismatch: nothing combined (node.h) */
     } else if (cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) {
         /* rbuf is laid out as the packed slots: fold from the last contribution down (acc =
          * in_j op acc, rank order kept) straight from the slots, no scratch */
@@ -917,7 +923,9 @@ static int ring_chain(cr_sched *s, void *arg)
     int err = MPI_SUCCESS;
     if (prev) /* (before this process's own size: a mismatch marks it, down the chain) */
         check_size(s, prev - RING_FLAG_BYTES + RING_SIZE_AT, r - 1, bytes);
-    if (cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) { /* rbuf and the slots alike are packed */
+    if (s->err) {
+        /* nothing combined after a mismatch (node.h); the slot goes on, marked */
+    } else if (cr_dtype_is_contig(x->dt) && x->dt->true_lb == 0) { /* rbuf and the slots alike are packed */
         if (exclusive) {
             if (mine)
                 memcpy(mine, x->sbuf, (size_t)bytes); /* (before rbuf changes: sbuf may be rbuf) */

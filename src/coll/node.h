@@ -70,7 +70,8 @@ static inline uint64_t cr_coll_node_size_mark(const cr_sched *s, uint64_t bytes)
     return CR_UNLIKELY(s->err) ? CR_COLL_NODE_MARKED : bytes;
 }
 /* Notes a mismatch (cr_sched_note_mismatch) when `got`, the size process `from` left, is not
- * `want`, this process's own. */
+ * `want`, this process's own. After a mismatch a reduction combines nothing (as its message
+ * steps do not, sched.c): the slots hold other calls' data or none. */
 void cr_coll_node_check_size(cr_sched *s, int from, uint64_t got, uint64_t want);
 
 /* The state of `comm` once its areas exist and are started, or NULL (the node component is

@@ -541,6 +541,8 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
     if (k == 0)
         xcheck_sizes(s, st, g);
+    if (x->op && s->err) /* (node.h: nothing combined after a mismatch) */
+        return;
     if (x->op) { /* scan, exscan, reduce-scatter: combine, last process first */
         int last = g->kind == X_SCAN ? g->me : g->kind == X_EXSCAN ? g->me - 1 : (int)g->n - 1;
         uint64_t sub = g->kind == X_REDUCE_SCATTER ? (uint64_t)g->me * g->c : 0;

@@ -291,7 +291,11 @@ bool cr_sched_advance(cr_sched *s)
         case CR_STEP_SEND:
         case CR_STEP_RECV: err = start_msg(s, st); break;
         case CR_STEP_REDUCE:
-            cr_op_apply(st->u.red.op, st->u.red.in, st->u.red.inout, st->u.red.count, st->u.red.dt);
+            /* After a count mismatch the operands are short or empty messages' buffers, partly
+             * never written: the result is not valid anyway, and combining bytes that were never
+             * data could trap (a signed overflow, a user operation reading them). */
+            if (CR_LIKELY(!s->err))
+                cr_op_apply(st->u.red.op, st->u.red.in, st->u.red.inout, st->u.red.count, st->u.red.dt);
             break;
         case CR_STEP_COPY:
             cr_dt_copy(st->u.copy.src, st->u.copy.scount, st->u.copy.sdt, st->u.copy.dst, st->u.copy.dcount,
