@@ -25,6 +25,7 @@ typedef struct cr_coll_node {
     char *blocks;
     uint64_t *sizes;          /* beside each block place, the size its writer staged (counts beside the data, below) */
     uint32_t nblocks;         /* blocks in the ring */
+    uint32_t large_procs;     /* the processes that share it (a control line each) */
     uint32_t next, place;     /* the number of this process's next block, and its place */
     uint32_t free_until;      /* every process's `done` was at least this when last looked at */
     uint32_t scatters;        /* this process's next large scatter (node_large.c: read in place) */

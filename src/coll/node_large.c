@@ -8,10 +8,11 @@
  * copied into shared memory once and out of it once, and a process waits only for the data it
  * needs next, not for a round of the tree.
  *
- * The area is a ring of U = CR_SHM_COLL_NBLOCKS(n) blocks of BLOCK bytes, shared by every large
- * collective on MPI_COMM_WORLD in the order the processes call them (all call them in the same
- * order with the same sizes, so all give the same block numbers to the same data). Each process
- * owns one control line of three counters, in blocks:
+ * The area is a ring of U = cr_shm_coll_nblocks(n) blocks of BLOCK bytes (deeper when every
+ * process has a core: shm.h says why), shared by every large collective on MPI_COMM_WORLD in
+ * the order the processes call them (all call them in the same order with the same sizes, so
+ * all give the same block numbers to the same data). Each process owns one control line of
+ * three counters, in blocks:
  *   staged   the blocks up to which it has written its data;
  *   reduced  the blocks up to which it has combined its share (reductions);
  *   done     the blocks up to which it will never touch the area again.
@@ -72,12 +73,11 @@ typedef struct large_area {
 } large_area;
 
 _Static_assert(sizeof(large_line) == 64, "one line per process");
-_Static_assert(CR_SHM_COLL_NBLOCKS(1) == 16, "init_large derives n from the ring's size");
 
 static void init_large(void *arg)
 {
     cr_coll_node *st = arg;
-    uint32_t n = (uint32_t)(st->nblocks / 8 - 1);
+    uint32_t n = st->large_procs;
     for (uint32_t r = 0; r < n; r++) {
         for (int f = STAGED; f <= DONE; f++)
             atomic_store_explicit(&st->large->lines[r].c[f], cr_shm_seq_start(), memory_order_relaxed);
@@ -89,7 +89,8 @@ void cr_coll_node_large_start(cr_coll_node *st, int n)
 {
     st->blocks = (char *)st->large + CR_SHM_COLL_LARGE_CONTROL(n);
     st->sizes = (uint64_t *)(void *)((char *)st->large + ((size_t)n + 1) * 64); /* (after the lines) */
-    st->nblocks = (uint32_t)CR_SHM_COLL_NBLOCKS(n);
+    st->nblocks = cr_shm_coll_nblocks(n);
+    st->large_procs = (uint32_t)n;
     st->next = st->free_until = st->scatters = cr_shm_seq_start();
     st->place = 0;
     cr_coll_node_once(&st->large->ready, init_large, st);

@@ -174,6 +174,7 @@ static struct {
     int *active, nactive;    /* the processes that joined us, whose rings we poll */
     unsigned joined_seen;    /* our `joined` count when we last read our bitmap */
     bool sleep_mode;
+    bool oversubscribed; /* the node's processes outnumber its CPUs (the same in every process) */
     bool cma_ok;     /* single copy is allowed (not turned off, and not refused by the kernel) */
     bool cma_prefer; /* and the receiver copies it all, whatever the sender does */
     bool split_forced; /* COURIER_SHM_CMA=split: both copy a part, whatever the sender does */
@@ -470,7 +471,7 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, bool job_barrier, c
      * not look for sleepers must never face one that sleeps): wait for all to have attached. */
     while (atomic_load_explicit(&((shm_header *)S.base)->attached, memory_order_acquire) < (unsigned)n)
         sched_yield();
-    bool oversubscribed = node_oversubscribed();
+    bool oversubscribed = S.oversubscribed = node_oversubscribed();
     S.sleep_mode = tune_wait == 2 || (tune_wait == 0 && oversubscribed);
     /* One copy by the receiver alone, or one copy split between the two processes (the
      * receiver reads the front half, the sender writes the back half)? With a core each, the
@@ -547,6 +548,11 @@ static size_t shm_stream_frame(int peer, uint64_t bytes)
 bool cr_shm_sleep_mode(void)
 {
     return S.sleep_mode;
+}
+
+uint32_t cr_shm_coll_nblocks(int n)
+{
+    return (uint32_t)(S.oversubscribed ? CR_SHM_COLL_NBLOCKS_SHALLOW(n) : CR_SHM_COLL_NBLOCKS(n));
 }
 
 static bool shm_can_read(int peer)

@@ -43,11 +43,23 @@ void *cr_shm_coll_area(size_t *bytes);
  * CR_SHM_COLL_LARGE_MAX processes on a node have none (NULL). */
 #define CR_SHM_COLL_BLOCK ((size_t)128 << 10)
 #define CR_SHM_COLL_LARGE_MAX 256
-#define CR_SHM_COLL_NBLOCKS(n) (8 * ((size_t)(n) + 1))
+/* Room for CR_SHM_COLL_NBLOCKS(n) blocks; cr_shm_coll_nblocks(n) says how many are in use. */
+#define CR_SHM_COLL_RING_MIN_BYTES ((size_t)16 << 20)
+#define CR_SHM_COLL_NBLOCKS_SHALLOW(n) (8 * ((size_t)(n) + 1))
+#define CR_SHM_COLL_NBLOCKS(n)                                                                                         \
+    CR_MAX(CR_SHM_COLL_NBLOCKS_SHALLOW(n), CR_SHM_COLL_RING_MIN_BYTES / CR_SHM_COLL_BLOCK)
 #define CR_SHM_COLL_LARGE_CONTROL(n) (((((size_t)(n) + 1) * 64 + CR_SHM_COLL_NBLOCKS(n) * 8) + 4095) & ~(size_t)4095)
 #define CR_SHM_COLL_LARGE_BYTES(n)                                                                                    \
     ((n) > CR_SHM_COLL_LARGE_MAX ? 0 : CR_SHM_COLL_LARGE_CONTROL(n) + CR_SHM_COLL_NBLOCKS(n) * CR_SHM_COLL_BLOCK)
 void *cr_shm_coll_large_area(size_t *bytes);
+/* The blocks of the staging ring in use for n processes, the same in every process of the node:
+ * with a core each, all of the room, so that a process comes back to a block only after the
+ * other cores have let its lines go (rewriting a line another core has just read costs an
+ * invalidation each: 64 KiB exchanges at 2 processes take half the time with 128 blocks as with
+ * 24); sharing cores, 8 (n + 1), so that writers run less far ahead of readers who wait for a
+ * core and what they stage is still in the cache when read (deeper rings were slower there).
+ * See doc/performance.md. */
+uint32_t cr_shm_coll_nblocks(int n);
 int cr_shm_local_rank(void);
 int cr_shm_local_size(void);
 void cr_shm_wake_sleepers(void);

@@ -161,9 +161,11 @@ int main(int argc, char **argv)
     MPI_Op op;
     MPI_Op_create(compose, 0, &op);
     const size_t block_ints = 128 * 1024 / sizeof(int);
-    /* Sizes around a block, and one call larger than the whole ring (4 (n + 1) blocks). */
+    /* Sizes around a block, and one call larger than the whole ring: 8 (n + 1) blocks when the
+     * processes share cores, at least 16 MiB when each has its own (src/xport/shm/shm.h). */
+    size_t ring_blocks = (size_t)(8 * (size + 1)) > 128 ? (size_t)(8 * (size + 1)) : 128;
     size_t sizes[] = {1, 2049, block_ints - 1, block_ints, block_ints + 3, 3 * block_ints + 17,
-                      (size_t)(8 * (size + 1) + 3) * block_ints + 5};
+                      (ring_blocks + 3) * block_ints + 5};
     int tag = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         for (int root = 0; root < size; root += (size > 3 ? size / 3 : 1)) {
