@@ -207,7 +207,7 @@ static int bcast_step(cr_sched *s, void *arg)
         if (s->rank == x->root) {
             if ((s->starting && *k > 0) || !ring_free(st, s->size, end))
                 break;
-            cr_dt_pack(x->rbuf, x->count, x->dt, off, block_at(st, s->state[1], *k), len);
+            cr_dt_pack_shared(x->rbuf, x->count, x->dt, off, block_at(st, s->state[1], *k), len);
             publish(st, s->rank, DONE, end);
             publish_wake(st, s->rank, s->size, STAGED, end, true);
         } else {
@@ -293,14 +293,14 @@ static void stage(cr_sched *s, const pieces *g, uint32_t k)
     char *slot = piece_block(s, g, k, (uint32_t)s->rank);
     uint64_t off = (uint64_t)first * g->esize, ce = (uint64_t)(cfirst + clen) * g->esize, pb = (uint64_t)len * g->esize;
     if (!own_in_place(x)) { /* the whole piece */
-        cr_dt_pack(x->sbuf, x->count, x->dt, off, slot, pb);
+        cr_dt_pack_shared(x->sbuf, x->count, x->dt, off, slot, pb);
         return;
     }
     uint64_t cs = (uint64_t)cfirst * g->esize; /* the piece but this process's chunk */
     if (cs)
-        cr_dt_pack(x->sbuf, x->count, x->dt, off, slot, cs);
+        cr_dt_pack_shared(x->sbuf, x->count, x->dt, off, slot, cs);
     if (pb > ce)
-        cr_dt_pack(x->sbuf, x->count, x->dt, off + ce, slot + ce, pb - ce);
+        cr_dt_pack_shared(x->sbuf, x->count, x->dt, off + ce, slot + ce, pb - ce);
 }
 
 /* acc = in op acc over `bytes` of packed data of dt (a whole number of elements): arrays of
@@ -515,16 +515,16 @@ static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t
     if (k == 0)
         xput_size(s, st, g);
     if (g->kind == X_SCAN || g->kind == X_EXSCAN) {
-        cr_dt_pack(x->sbuf, x->count, x->dt, off, slot, len);
+        cr_dt_pack_shared(x->sbuf, x->count, x->dt, off, slot, len);
     } else if (g->kind == X_REDUCE_SCATTER) { /* sbuf: p blocks of count (rbuf when in place) */
         bool own_direct = rs_own_direct(x);
         for (uint32_t j = 0; j < g->n; j++)
             if (!(own_direct && (int)j == g->me))
-                cr_dt_pack(block_of(x->sbuf, x->count, x->dt, (int)j), x->count, x->dt, off, slot + j * g->c, len);
+                cr_dt_pack_shared(block_of(x->sbuf, x->count, x->dt, (int)j), x->count, x->dt, off, slot + j * g->c, len);
     } else if (g->kind == X_ALLGATHER) { /* this process's block is in place in rbuf already */
-        cr_dt_pack(block_of(x->rbuf, x->count, x->dt, g->me), x->count, x->dt, off, slot, len);
+        cr_dt_pack_shared(block_of(x->rbuf, x->count, x->dt, g->me), x->count, x->dt, off, slot, len);
     } else if (g->kind == X_GATHER) {
-        cr_dt_pack(x->sbuf, x->scount, x->sdt, off, slot, len);
+        cr_dt_pack_shared(x->sbuf, x->scount, x->sdt, off, slot, len);
     } else { /* alltoall (from rbuf when in place) and scatter: a sub-block per process */
         bool in_place = x->sbuf == MPI_IN_PLACE;
         const void *buf = in_place ? x->rbuf : x->sbuf;
@@ -532,7 +532,7 @@ static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t
         const cr_dtype *dt = in_place ? x->dt : x->sdt;
         for (uint32_t j = 0; j < g->n; j++)
             if ((int)j != g->me)
-                cr_dt_pack(block_of(buf, count, dt, (int)j), count, dt, off, slot + j * g->c, len);
+                cr_dt_pack_shared(block_of(buf, count, dt, (int)j), count, dt, off, slot + j * g->c, len);
     }
 }
 

@@ -2,11 +2,13 @@
  * (copy.h says why not memcpy). */
 #include "core/copy.h"
 
+#include "core/config.h"
 #include "core/hwtopo.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) && defined(__SSE2__)
@@ -116,4 +118,71 @@ void cr_copy_long(void *dst, const void *src, size_t n)
 #else
     memcpy(dst, src, n);
 #endif
+}
+
+static int64_t tune_shared;
+CR_TUNABLE_EX(tune_shared, COURIER_COPY_SHARED, CR_TUNE_CHOICE, "auto", "auto|cached|stream", 0, 2,
+              "the stores that copy data into shared memory for other processes to read (collectives' staging "
+              "blocks): cached, streaming (non-temporal, bypassing the caches), or auto (cached, and streaming for a "
+              "while after two cached copies in a row ran slower than 6 GB/s, when every process has a core of its own)");
+
+static _Atomic bool shared_adapt;
+/* Copies left to stream before cached stores are timed again (threads may race on it: any
+ * value it takes is a valid state). */
+static _Atomic unsigned shared_stream_left;
+static _Atomic unsigned shared_slow_seen; /* timed copies in a row that were slow */
+
+void cr_copy_shared_adapt(bool on)
+{
+    atomic_store_explicit(&shared_adapt, on, memory_order_relaxed);
+}
+
+static void copy_stream(void *dst, const void *src, size_t n)
+{
+#ifdef CR_COPY_X86
+    copy_sse2(dst, src, n, true);
+#else
+    cr_copy_long(dst, src, n);
+#endif
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void cr_copy_shared(void *dst, const void *src, size_t n)
+{
+    if (n < CR_COPY_SHARED_MIN || tune_shared == 1) {
+        cr_copy(dst, src, n);
+        return;
+    }
+    if (tune_shared == 2) {
+        copy_stream(dst, src, n);
+        return;
+    }
+    if (!atomic_load_explicit(&shared_adapt, memory_order_relaxed)) {
+        cr_copy(dst, src, n);
+        return;
+    }
+    unsigned left = atomic_load_explicit(&shared_stream_left, memory_order_relaxed);
+    if (left) {
+        atomic_store_explicit(&shared_stream_left, left - 1, memory_order_relaxed);
+        copy_stream(dst, src, n);
+        return;
+    }
+    uint64_t t0 = now_ns();
+    cr_copy(dst, src, n);
+    uint64_t ns = now_ns() - t0;
+    /* n bytes at CR_COPY_SHARED_SLOW_GBS GB/s take n / SLOW ns. One slow copy alone may have
+     * met an interrupt or a fresh page: it takes two in a row. */
+    bool slow = ns * CR_COPY_SHARED_SLOW_GBS > n;
+    unsigned seen = atomic_load_explicit(&shared_slow_seen, memory_order_relaxed);
+    atomic_store_explicit(&shared_slow_seen, slow ? seen + 1 : 0, memory_order_relaxed);
+    if (slow && seen + 1 >= 2) {
+        atomic_store_explicit(&shared_slow_seen, 0, memory_order_relaxed);
+        atomic_store_explicit(&shared_stream_left, CR_COPY_SHARED_RUN, memory_order_relaxed);
+    }
 }

@@ -10,6 +10,7 @@
 
 #include "core/base.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -54,5 +55,26 @@ static CR_ALWAYS_INLINE void cr_copy(void *dst, const void *src, size_t n)
 
 /* The size from which cr_copy streams: a quarter of the last-level cache, at least 1 MiB. */
 size_t cr_copy_stream_min(void);
+
+/* Copies n bytes into shared memory that another process will read (a collective's staging
+ * block), choosing its stores by what they cost right now. Cached stores to lines another core
+ * has read must take each line back (an invalidation each), and on the test VM that costs
+ * little in some minutes and makes a 64 KiB copy 5-10 times slower in others (the vCPUs' host
+ * placement changes under us: the "slow phase"); stores that bypass the caches take no line
+ * back, at the price of a reader that then reads from memory. So with adapting on, a copy of
+ * CR_COPY_SHARED_MIN bytes or more is timed; after two in a row slower than
+ * CR_COPY_SHARED_SLOW_GBS, the next CR_COPY_SHARED_RUN copies stream, and the copies after
+ * them are timed again. The threshold sits between the two phases: 64 KiB copies into lines the
+ * other core has just read took 1.7-3.7 us in fast minutes (6.5-9.8 when it read them last),
+ * 11-33 us in slow ones, where streamed they took 1.3-2.2 (a plain exchange, cycle counts). Before
+ * returning, streamed stores are ordered before what follows (a release store publishes them).
+ * Adapting is off (cached stores, as cr_copy) until cr_copy_shared_adapt(true): the transport
+ * turns it on when every process has a core of its own, since a process that shares its core
+ * can be preempted in the middle of a timed copy. COURIER_COPY_SHARED forces either kind. */
+#define CR_COPY_SHARED_MIN ((size_t)16 << 10)
+#define CR_COPY_SHARED_SLOW_GBS 6
+#define CR_COPY_SHARED_RUN 128
+void cr_copy_shared(void *dst, const void *src, size_t n);
+void cr_copy_shared_adapt(bool on);
 
 #endif

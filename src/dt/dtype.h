@@ -161,6 +161,9 @@ struct cr_dt_loop *cr_dt_leaf_layout(const cr_dtype *dt);
  * `offset` and `len` select a window of the stream, so data can move in pieces (pipelines);
  * the window must lie within count * dt->size. */
 void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len);
+/* cr_dt_pack into shared memory that other processes will read (core/copy.h: cr_copy_shared
+ * chooses the stores of contiguous data; other types are packed with cached stores). */
+void cr_dt_pack_shared(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len);
 void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, const void *in, uint64_t len);
 /* Copies min(scount * sdt->size, dcount * ddt->size) bytes of typed data from one buffer to
  * another (in signature order), with no buffer of the message's size in between. */

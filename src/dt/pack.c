@@ -22,6 +22,15 @@ void cr_dt_pack(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t o
     cr_dt_loop_move(dt->loop, (char *)buf, dt->extent, offset, out, len, false);
 }
 
+void cr_dt_pack_shared(const void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, void *out, uint64_t len)
+{
+    if (CR_LIKELY(dt->flags & CR_DT_CONTIG)) {
+        cr_copy_shared(out, (const char *)buf + dt->true_lb + offset, len);
+        return;
+    }
+    cr_dt_pack(buf, count, dt, offset, out, len);
+}
+
 void cr_dt_unpack(void *buf, MPI_Count count, const cr_dtype *dt, uint64_t offset, const void *in, uint64_t len)
 {
     (void)count;

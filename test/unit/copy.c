@@ -3,6 +3,7 @@
  * so 16 MiB copies never streamed), and copies of every size class (memcpy, the vector loop,
  * streaming) are exact at every alignment of the destination, with the bytes around them
  * untouched. */
+#include "core/config.h"
 #include "core/copy.h"
 #include "core/hwtopo.h"
 #include "unit.h"
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The size of cpu0's level-3 cache from sysfs, or 0. */
@@ -74,6 +76,34 @@ int main(void)
                 }
                 EXPECT(bad == SIZE_MAX, "copy of %zu bytes from offset %d to offset %d: byte %zu differs", len,
                        3 + from * 5, shift, bad);
+            }
+        }
+    }
+    /* cr_copy_shared, cached (adapting off), adapting (timed copies, and streamed ones after a
+     * slow one), and forced to stream (COURIER_COPY_SHARED=stream): exact, nothing around it
+     * touched, around CR_COPY_SHARED_MIN and at the sizes of staging blocks. */
+    const size_t shared_sizes[] = {CR_COPY_SHARED_MIN - 1, CR_COPY_SHARED_MIN, CR_COPY_SHARED_MIN + 33, 65536 + 5,
+                                   131072};
+    char why[256];
+    for (int mode = 0; mode < 3; mode++) {
+        if (mode == 2) {
+            setenv("COURIER_COPY_SHARED", "stream", 1);
+            EXPECT(cr_config_load(why, sizeof why) == 0, "COURIER_COPY_SHARED=stream refused: %s", why);
+        }
+        cr_copy_shared_adapt(mode == 1);
+        for (size_t z = 0; z < sizeof shared_sizes / sizeof *shared_sizes; z++) {
+            size_t len = shared_sizes[z];
+            for (int shift = 0; shift < 65; shift += 3) {
+                memset(dst, 0xCD, len + 128);
+                cr_copy_shared(dst + shift, src + 7, len);
+                size_t bad = SIZE_MAX;
+                for (size_t i = 0; i < len + 128 && bad == SIZE_MAX; i++) {
+                    unsigned char want = i < (size_t)shift || i >= shift + len ? 0xCD : src[7 + i - shift];
+                    if (dst[i] != want)
+                        bad = i;
+                }
+                EXPECT(bad == SIZE_MAX, "shared copy (mode %d) of %zu bytes to offset %d: byte %zu differs", mode, len,
+                       shift, bad);
             }
         }
     }
