@@ -57,7 +57,7 @@ static CR_ALWAYS_INLINE void cr_copy(void *dst, const void *src, size_t n)
 size_t cr_copy_stream_min(void);
 
 /* Copies n bytes into shared memory that another process will read (a collective's staging
- * block), choosing its stores by what they cost right now. Cached stores to lines another core
+ * block, a ring's frame), choosing its stores by what they cost right now. Cached stores to lines another core
  * has read must take each line back (an invalidation each), and on the test VM that costs
  * little in some minutes and makes a 64 KiB copy 5-10 times slower in others (the vCPUs' host
  * placement changes under us: the "slow phase"); stores that bypass the caches take no line

@@ -618,9 +618,15 @@ static inline uint64_t cells_for(size_t len)
 static CR_ALWAYS_INLINE size_t ring_put(char *cells, size_t off, const void *src, size_t len, size_t ring_bytes)
 {
     size_t first = CR_MIN(len, ring_bytes - off);
-    cr_copy(cells + off, src, first);
-    if (len > first)
-        cr_copy(cells, (const char *)src + first, len - first);
+    if (CR_UNLIKELY(len >= CR_COPY_SHARED_MIN)) { /* (core/copy.h: stores that adapt) */
+        cr_copy_shared(cells + off, src, first);
+        if (len > first)
+            cr_copy_shared(cells, (const char *)src + first, len - first);
+    } else {
+        cr_copy(cells + off, src, first);
+        if (len > first)
+            cr_copy(cells, (const char *)src + first, len - first);
+    }
     off += len;
     return off >= ring_bytes ? off - ring_bytes : off;
 }
