@@ -131,6 +131,7 @@ static _Atomic bool shared_adapt;
  * value it takes is a valid state). */
 static _Atomic unsigned shared_stream_left;
 static _Atomic unsigned shared_slow_seen; /* timed copies in a row that were slow */
+static _Atomic unsigned shared_small_count; /* copies under CR_COPY_SHARED_MIN, for sampling */
 
 /* Timing. clock_gettime costs 20-25 ns a call here, 6% of a 64 KiB one-way latency made of four
  * timed 16 KiB frames, so on x86 copies are timed by the time-stamp counter, whose rate is
@@ -175,7 +176,7 @@ static void copy_stream(void *dst, const void *src, size_t n)
 
 void cr_copy_shared(void *dst, const void *src, size_t n)
 {
-    if (n < CR_COPY_SHARED_MIN || tune_shared == 1) {
+    if (n < CR_COPY_SHARED_SMALL || tune_shared == 1) {
         cr_copy(dst, src, n);
         return;
     }
@@ -192,6 +193,14 @@ void cr_copy_shared(void *dst, const void *src, size_t n)
         atomic_store_explicit(&shared_stream_left, left - 1, memory_order_relaxed);
         copy_stream(dst, src, n);
         return;
+    }
+    if (n < CR_COPY_SHARED_MIN) { /* timed one in CR_COPY_SHARED_SAMPLE */
+        unsigned k = atomic_load_explicit(&shared_small_count, memory_order_relaxed);
+        atomic_store_explicit(&shared_small_count, k + 1, memory_order_relaxed);
+        if (k % CR_COPY_SHARED_SAMPLE) {
+            cr_copy(dst, src, n);
+            return;
+        }
     }
     /* n bytes at CR_COPY_SHARED_SLOW_GBS GB/s take n / SLOW ns, n * rate / SLOW ticks. One slow
      * copy alone may have met an interrupt or a fresh page: it takes two in a row. */

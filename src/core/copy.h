@@ -72,6 +72,11 @@ size_t cr_copy_stream_min(void);
  * turns it on when every process has a core of its own, since a process that shares its core
  * can be preempted in the middle of a timed copy. COURIER_COPY_SHARED forces either kind. */
 #define CR_COPY_SHARED_MIN ((size_t)16 << 10)
+/* Copies from CR_COPY_SHARED_SMALL to CR_COPY_SHARED_MIN bytes stream in a run as the others
+ * do, but outside runs only one in CR_COPY_SHARED_SAMPLE is timed (the timing would cost a few
+ * percent of a 4 KiB copy); smaller ones always take cached stores. */
+#define CR_COPY_SHARED_SMALL ((size_t)4 << 10)
+#define CR_COPY_SHARED_SAMPLE 8
 #define CR_COPY_SHARED_SLOW_GBS 6
 #define CR_COPY_SHARED_RUN 128
 void cr_copy_shared(void *dst, const void *src, size_t n);

@@ -82,8 +82,10 @@ int main(void)
     }
     /* cr_copy_shared, cached (adapting off), adapting (timed copies, and streamed ones after a
      * slow one), and forced to stream (COURIER_COPY_SHARED=stream): exact, nothing around it
-     * touched, around CR_COPY_SHARED_MIN and at the sizes of staging blocks. */
-    const size_t shared_sizes[] = {CR_COPY_SHARED_MIN - 1, CR_COPY_SHARED_MIN, CR_COPY_SHARED_MIN + 33, 65536 + 5,
+     * touched, around CR_COPY_SHARED_SMALL and CR_COPY_SHARED_MIN and at the sizes of staging
+     * blocks (the copies between the two sampled: one in CR_COPY_SHARED_SAMPLE timed). */
+    const size_t shared_sizes[] = {CR_COPY_SHARED_SMALL - 1, CR_COPY_SHARED_SMALL, CR_COPY_SHARED_MIN - 1,
+                                   CR_COPY_SHARED_MIN,        CR_COPY_SHARED_MIN + 33, 65536 + 5,
                                    131072};
     char why[256];
     for (int mode = 0; mode < 3; mode++) {

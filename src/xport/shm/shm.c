@@ -618,7 +618,7 @@ static inline uint64_t cells_for(size_t len)
 static CR_ALWAYS_INLINE size_t ring_put(char *cells, size_t off, const void *src, size_t len, size_t ring_bytes)
 {
     size_t first = CR_MIN(len, ring_bytes - off);
-    if (CR_UNLIKELY(len >= CR_COPY_SHARED_MIN)) { /* (core/copy.h: stores that adapt) */
+    if (CR_UNLIKELY(len >= CR_COPY_SHARED_SMALL)) { /* (core/copy.h: stores that adapt) */
         cr_copy_shared(cells + off, src, first);
         if (len > first)
             cr_copy_shared(cells, (const char *)src + first, len - first);
