@@ -120,25 +120,35 @@ void cr_copy_long(void *dst, const void *src, size_t n)
 #endif
 }
 
-static int64_t tune_shared;
+static int64_t tune_shared, slow_gbs = 6; /* (set before the tunables are read: unit tests do not read them) */
 CR_TUNABLE_EX(tune_shared, COURIER_COPY_SHARED, CR_TUNE_CHOICE, "auto", "auto|cached|stream", 0, 2,
               "the stores that copy data into shared memory for other processes to read (collectives' staging "
-              "blocks): cached, streaming (non-temporal, bypassing the caches), or auto (cached, and streaming for a "
-              "while after two cached copies in a row ran slower than 6 GB/s, when every process has a core of its own)");
+              "blocks, the shared-memory rings' frames of 4 KiB and more): cached, streaming (non-temporal, "
+              "bypassing the caches), or auto (cached, and streaming for a while after two timed cached copies in a "
+              "row ran slower than COURIER_COPY_SHARED_SLOW_GBS, when every process has a core of its own)");
+CR_TUNABLE_EX(slow_gbs, COURIER_COPY_SHARED_SLOW_GBS, CR_TUNE_INT, "6", NULL, 1, 1000000,
+              "GB/s: a timed copy into shared memory slower than this counts as slow (COURIER_COPY_SHARED=auto)");
 
 static _Atomic bool shared_adapt;
 /* Copies left to stream before cached stores are timed again (threads may race on it: any
  * value it takes is a valid state). */
 static _Atomic unsigned shared_stream_left;
-static _Atomic unsigned shared_slow_seen; /* timed copies in a row that were slow */
+static _Atomic unsigned shared_slow_seen;   /* timed copies in a row that were slow */
 static _Atomic unsigned shared_small_count; /* copies under CR_COPY_SHARED_MIN, for sampling */
 
+unsigned cr_copy_shared_streaming(void)
+{
+    return atomic_load_explicit(&shared_stream_left, memory_order_relaxed);
+}
+
+#ifdef CR_COPY_X86
 /* Timing. clock_gettime costs 20-25 ns a call here, 6% of a 64 KiB one-way latency made of four
- * timed 16 KiB frames, so on x86 copies are timed by the time-stamp counter, whose rate is
- * learnt from the clock over the first millisecond after adapting is turned on (until then the
- * clock times them). */
-static uint64_t cal_ns0, cal_ticks0;      /* the clock and the counter when adapting was turned on */
-static _Atomic uint64_t ticks_per_gb;     /* counter ticks per byte at 1 GB/s (ticks per ns), x 2^16; 0: not learnt */
+ * timed 16 KiB frames, so copies are timed by the time-stamp counter, whose rate is learnt from
+ * the clock over a window of 1 ms to 1 s after adapting is turned on (until then the clock
+ * times them; a window longer than 1 s starts again, so the arithmetic stays far from
+ * overflowing). */
+static _Atomic uint64_t cal_ns0, cal_ticks0; /* the clock and the counter when the window opened */
+static _Atomic uint64_t ticks_per_gb;        /* counter ticks per byte at 1 GB/s (ticks per ns), x 2^16; 0: not learnt */
 
 static uint64_t now_ns(void)
 {
@@ -147,30 +157,43 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static uint64_t ticks(void)
+static void open_window(uint64_t ns, uint64_t tk)
 {
-#ifdef CR_COPY_X86
-    return __rdtsc();
-#else
-    return 0;
-#endif
+    atomic_store_explicit(&cal_ns0, ns, memory_order_relaxed);
+    atomic_store_explicit(&cal_ticks0, tk, memory_order_relaxed);
 }
+
+/* A cached copy, timed: whether it ran slower than slow_gbs. */
+static bool timed_copy_slow(void *dst, const void *src, size_t n)
+{
+    uint64_t rate = atomic_load_explicit(&ticks_per_gb, memory_order_relaxed);
+    if (rate) { /* n bytes at slow_gbs GB/s take n * rate / slow_gbs ticks */
+        uint64_t t0 = __rdtsc();
+        cr_copy(dst, src, n);
+        uint64_t d = __rdtsc() - t0;
+        return d < ((uint64_t)1 << 40) && d * (uint64_t)slow_gbs > (((uint64_t)n * rate) >> 16); /* (a counter that went back: not slow) */
+    }
+    uint64_t t0 = now_ns();
+    cr_copy(dst, src, n);
+    uint64_t t1 = now_ns(), tk = __rdtsc();
+    uint64_t ns0 = atomic_load_explicit(&cal_ns0, memory_order_relaxed),
+             tk0 = atomic_load_explicit(&cal_ticks0, memory_order_relaxed);
+    if (t1 - ns0 > 1000000000u || tk <= tk0)
+        open_window(t1, tk);
+    else if (t1 - ns0 >= 1000000)
+        atomic_store_explicit(&ticks_per_gb, ((tk - tk0) << 16) / (t1 - ns0), memory_order_relaxed);
+    return (t1 - t0) * (uint64_t)slow_gbs > n;
+}
+#endif
 
 void cr_copy_shared_adapt(bool on)
 {
-    if (on) {
-        cal_ns0 = now_ns();
-        cal_ticks0 = ticks();
-    }
-    atomic_store_explicit(&shared_adapt, on, memory_order_relaxed);
-}
-
-static void copy_stream(void *dst, const void *src, size_t n)
-{
 #ifdef CR_COPY_X86
-    copy_sse2(dst, src, n, true);
+    if (on)
+        open_window(now_ns(), __rdtsc());
+    atomic_store_explicit(&shared_adapt, on, memory_order_relaxed);
 #else
-    cr_copy_long(dst, src, n);
+    (void)on; /* streaming stores are memcpy here: nothing to choose */
 #endif
 }
 
@@ -180,8 +203,9 @@ void cr_copy_shared(void *dst, const void *src, size_t n)
         cr_copy(dst, src, n);
         return;
     }
+#ifdef CR_COPY_X86
     if (tune_shared == 2) {
-        copy_stream(dst, src, n);
+        copy_sse2(dst, src, n, true);
         return;
     }
     if (!atomic_load_explicit(&shared_adapt, memory_order_relaxed)) {
@@ -191,7 +215,7 @@ void cr_copy_shared(void *dst, const void *src, size_t n)
     unsigned left = atomic_load_explicit(&shared_stream_left, memory_order_relaxed);
     if (left) {
         atomic_store_explicit(&shared_stream_left, left - 1, memory_order_relaxed);
-        copy_stream(dst, src, n);
+        copy_sse2(dst, src, n, true);
         return;
     }
     if (n < CR_COPY_SHARED_MIN) { /* timed one in CR_COPY_SHARED_SAMPLE */
@@ -202,26 +226,16 @@ void cr_copy_shared(void *dst, const void *src, size_t n)
             return;
         }
     }
-    /* n bytes at CR_COPY_SHARED_SLOW_GBS GB/s take n / SLOW ns, n * rate / SLOW ticks. One slow
-     * copy alone may have met an interrupt or a fresh page: it takes two in a row. */
-    bool slow;
-    uint64_t rate = atomic_load_explicit(&ticks_per_gb, memory_order_relaxed);
-    if (rate) {
-        uint64_t t0 = ticks();
-        cr_copy(dst, src, n);
-        slow = (ticks() - t0) * CR_COPY_SHARED_SLOW_GBS > (((uint64_t)n * rate) >> 16);
-    } else {
-        uint64_t t0 = now_ns();
-        cr_copy(dst, src, n);
-        uint64_t t1 = now_ns(), tk = ticks();
-        slow = (t1 - t0) * CR_COPY_SHARED_SLOW_GBS > n;
-        if (t1 - cal_ns0 >= 1000000 && tk > cal_ticks0) /* (0 where there is no counter: the clock stays) */
-            atomic_store_explicit(&ticks_per_gb, ((tk - cal_ticks0) << 16) / (t1 - cal_ns0), memory_order_relaxed);
-    }
+    /* One slow copy alone may have met an interrupt or a fresh page: it takes two in a row.
+     * (The first lap of a fresh ring meets fresh pages at every copy, so it may stream.) */
+    bool slow = timed_copy_slow(dst, src, n);
     unsigned seen = atomic_load_explicit(&shared_slow_seen, memory_order_relaxed);
     atomic_store_explicit(&shared_slow_seen, slow ? seen + 1 : 0, memory_order_relaxed);
     if (slow && seen + 1 >= 2) {
         atomic_store_explicit(&shared_slow_seen, 0, memory_order_relaxed);
         atomic_store_explicit(&shared_stream_left, CR_COPY_SHARED_RUN, memory_order_relaxed);
     }
+#else
+    cr_copy(dst, src, n);
+#endif
 }

@@ -63,23 +63,25 @@ size_t cr_copy_stream_min(void);
  * placement changes under us: the "slow phase"); stores that bypass the caches take no line
  * back, at the price of a reader that then reads from memory. So with adapting on, a copy of
  * CR_COPY_SHARED_MIN bytes or more is timed; after two in a row slower than
- * CR_COPY_SHARED_SLOW_GBS, the next CR_COPY_SHARED_RUN copies stream, and the copies after
- * them are timed again. The threshold sits between the two phases: 64 KiB copies into lines the
+ * COURIER_COPY_SHARED_SLOW_GBS (6 GB/s), the next CR_COPY_SHARED_RUN copies stream, and the
+ * copies after them are timed again. The threshold sits between the two phases: 64 KiB copies into lines the
  * other core has just read took 1.7-3.7 us in fast minutes (6.5-9.8 when it read them last),
  * 11-33 us in slow ones, where streamed they took 1.3-2.2 (a plain exchange, cycle counts). Before
  * returning, streamed stores are ordered before what follows (a release store publishes them).
  * Adapting is off (cached stores, as cr_copy) until cr_copy_shared_adapt(true): the transport
  * turns it on when every process has a core of its own, since a process that shares its core
- * can be preempted in the middle of a timed copy. COURIER_COPY_SHARED forces either kind. */
+ * can be preempted in the middle of a timed copy. COURIER_COPY_SHARED forces either kind.
+ * Only x86 has both kinds (elsewhere every copy is cr_copy). */
 #define CR_COPY_SHARED_MIN ((size_t)16 << 10)
 /* Copies from CR_COPY_SHARED_SMALL to CR_COPY_SHARED_MIN bytes stream in a run as the others
  * do, but outside runs only one in CR_COPY_SHARED_SAMPLE is timed (the timing would cost a few
  * percent of a 4 KiB copy); smaller ones always take cached stores. */
 #define CR_COPY_SHARED_SMALL ((size_t)4 << 10)
 #define CR_COPY_SHARED_SAMPLE 8
-#define CR_COPY_SHARED_SLOW_GBS 6
 #define CR_COPY_SHARED_RUN 128
 void cr_copy_shared(void *dst, const void *src, size_t n);
 void cr_copy_shared_adapt(bool on);
+/* The copies left to stream in the current run (0: cached stores, timed); for tests. */
+unsigned cr_copy_shared_streaming(void);
 
 #endif

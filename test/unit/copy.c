@@ -80,8 +80,8 @@ int main(void)
             }
         }
     }
-    /* cr_copy_shared, cached (adapting off), adapting (timed copies, and streamed ones after a
-     * slow one), and forced to stream (COURIER_COPY_SHARED=stream): exact, nothing around it
+    /* cr_copy_shared, cached (adapting off), adapting (timed copies, and streamed ones after
+     * two slow ones), and forced to stream (COURIER_COPY_SHARED=stream): exact, nothing around it
      * touched, around CR_COPY_SHARED_SMALL and CR_COPY_SHARED_MIN and at the sizes of staging
      * blocks (the copies between the two sampled: one in CR_COPY_SHARED_SAMPLE timed). */
     const size_t shared_sizes[] = {CR_COPY_SHARED_SMALL - 1, CR_COPY_SHARED_SMALL, CR_COPY_SHARED_MIN - 1,
@@ -114,6 +114,43 @@ int main(void)
             }
         }
     }
+#if defined(__x86_64__) && defined(__SSE2__)
+    /* The decision: with every copy counting as slow (a threshold of 10^6 GB/s), two timed
+     * copies in a row start a run of CR_COPY_SHARED_RUN streamed ones, which then count down;
+     * copies of 4-16 KiB are timed one in CR_COPY_SHARED_SAMPLE, so 2 * SAMPLE of them start a
+     * run too; with nothing slow (1 GB/s: 64 KiB in over 65 us), none starts. */
+    setenv("COURIER_COPY_SHARED", "auto", 1);
+    setenv("COURIER_COPY_SHARED_SLOW_GBS", "1", 1);
+    EXPECT(cr_config_load(why, sizeof why) == 0, "COURIER_COPY_SHARED_SLOW_GBS=1 refused: %s", why);
+    cr_copy_shared_adapt(true);
+    while (cr_copy_shared_streaming()) /* (a run the modes above may have left) */
+        cr_copy_shared(dst, src, 65536);
+    cr_copy_shared(dst, src, 65536); /* a fast one: no slow copy counted before what follows */
+    setenv("COURIER_COPY_SHARED_SLOW_GBS", "1000000", 1);
+    EXPECT(cr_config_load(why, sizeof why) == 0, "COURIER_COPY_SHARED_SLOW_GBS=1000000 refused: %s", why);
+    cr_copy_shared(dst, src, 65536);
+    EXPECT(cr_copy_shared_streaming() == 0, "one slow copy started a run of %u", cr_copy_shared_streaming());
+    cr_copy_shared(dst, src, 65536);
+    EXPECT(cr_copy_shared_streaming() == CR_COPY_SHARED_RUN, "two slow copies left %u copies to stream, not %d",
+           cr_copy_shared_streaming(), CR_COPY_SHARED_RUN);
+    for (int i = 0; i < 10; i++)
+        cr_copy_shared(dst, src, 65536);
+    EXPECT(cr_copy_shared_streaming() == CR_COPY_SHARED_RUN - 10, "the run did not count down: %u left",
+           cr_copy_shared_streaming());
+    while (cr_copy_shared_streaming())
+        cr_copy_shared(dst, src, 65536);
+    for (int i = 0; i < 2 * CR_COPY_SHARED_SAMPLE; i++)
+        cr_copy_shared(dst, src, 8192);
+    EXPECT(cr_copy_shared_streaming() > 0, "%d slow 8 KiB copies started no run", 2 * CR_COPY_SHARED_SAMPLE);
+    while (cr_copy_shared_streaming())
+        cr_copy_shared(dst, src, 65536);
+    setenv("COURIER_COPY_SHARED_SLOW_GBS", "1", 1);
+    EXPECT(cr_config_load(why, sizeof why) == 0, "COURIER_COPY_SHARED_SLOW_GBS=1 refused: %s", why);
+    for (int i = 0; i < 4; i++)
+        cr_copy_shared(dst, src, 65536);
+    EXPECT(cr_copy_shared_streaming() == 0, "copies faster than 1 GB/s started a run of %u", cr_copy_shared_streaming());
+    cr_copy_shared_adapt(false);
+#endif
     free(src);
     free(dst);
     return UNIT_DONE();
