@@ -33,7 +33,9 @@
  * piece: it writes the rest of its piece to its slot (stage), then, once all have staged,
  * combines its chunk from every slot (its own chunk straight from its buffer, when that is
  * contiguous) into the result block (reduce), and once all have reduced, copies the whole
- * result out (allreduce: everyone; reduce: the root). Combining runs from the last process to
+ * result out (allreduce: everyone; reduce: the root). A process that copies out into a
+ * contiguous rbuf combines its chunk there instead, and copies out only the others' chunks
+ * (combine_in_rbuf). Combining runs from the last process to
  * the first (acc = in_j op acc), so operations that do not commute get rank order. Each process
  * stages as far ahead as the ring allows before it reduces or copies out, so with more
  * processes than cores a process that gets its core does all the work it can at once.
@@ -314,6 +316,19 @@ static void apply_packed(cr_op *op, cr_dtype *dt, const void *in, void *acc, uin
         cr_op_apply(op, in, acc, (MPI_Count)(bytes / (uint64_t)dt->size), dt);
 }
 
+/* Where a process that copies the result out combines its chunk: straight into rbuf when that
+ * is contiguous. The finished chunk then goes to the result block in one copy (the stores that
+ * adapt), and the copy out skips it: the result block is written once and read only by the
+ * others, where combining in it and copying it all out read it back, from lines the others'
+ * reads have shared. In place, rbuf holds this process's own data, which the last-to-first
+ * order would overwrite first unless this process is the last or the order does not matter. */
+static bool combine_in_rbuf(const cr_sched *s)
+{
+    const cr_sched_args *x = &s->args;
+    return (x->root < 0 || s->rank == x->root) && cr_dtype_is_contig_n(x->dt, x->count) &&
+           (x->sbuf != x->rbuf || x->op->commutative || s->rank == s->size - 1);
+}
+
 static void combine(cr_sched *s, const pieces *g, uint32_t k)
 {
     cr_sched_args *x = &s->args;
@@ -322,15 +337,23 @@ static void combine(cr_sched *s, const pieces *g, uint32_t k)
     if (clen == 0)
         return;
     uint64_t cs = (uint64_t)cfirst * g->esize, cb = (uint64_t)clen * g->esize;
-    char *acc = piece_block(s, g, k, g->n) + cs;
+    bool direct = combine_in_rbuf(s);
+    char *result = piece_block(s, g, k, g->n) + cs;
+    char *acc = direct ? (char *)x->rbuf + x->dt->true_lb + (uint64_t)first * g->esize + cs : result;
     const char *own = own_in_place(x) ? (const char *)x->sbuf + x->dt->true_lb + (uint64_t)first * g->esize + cs : NULL;
+    bool started = own == acc; /* in place into rbuf: acc already holds this process's data */
     for (int j = s->size - 1; j >= 0; j--) {
         const char *in = j == s->rank && own ? own : piece_block(s, g, k, (uint32_t)j) + cs;
-        if (j == s->size - 1)
+        if (in == acc)
+            continue;
+        if (!started)
             cr_copy(acc, in, cb);
         else
             apply_packed(x->op, x->dt, in, acc, cb); /* acc = in_j op acc */
+        started = true;
     }
+    if (direct && x->root < 0) /* allreduce: the others copy this chunk out */
+        cr_copy_shared(result, acc, cb);
 }
 
 static int reduce_step(cr_sched *s, void *arg)
@@ -367,8 +390,17 @@ static int reduce_step(cr_sched *s, void *arg)
         while (!s->starting && copy_out && *out < *rd && all_reached(st, n, REDUCED, piece_end(s, &g, *out))) {
             MPI_Count first, len, cfirst, clen;
             piece_of(&g, *out, me, g.root_alone, &first, &len, &cfirst, &clen);
-            cr_dt_unpack(x->rbuf, x->count, x->dt, (uint64_t)first * g.esize, piece_block(s, &g, *out, g.n),
-                         (uint64_t)len * g.esize);
+            uint64_t off = (uint64_t)first * g.esize, pb = (uint64_t)len * g.esize;
+            const char *result = piece_block(s, &g, *out, g.n);
+            if (!combine_in_rbuf(s)) {
+                cr_dt_unpack(x->rbuf, x->count, x->dt, off, result, pb);
+            } else { /* all but this process's chunk, which combine() left in rbuf */
+                uint64_t cs = (uint64_t)cfirst * g.esize, ce = (uint64_t)(cfirst + clen) * g.esize;
+                if (cs)
+                    cr_dt_unpack(x->rbuf, x->count, x->dt, off, result, cs);
+                if (pb > ce)
+                    cr_dt_unpack(x->rbuf, x->count, x->dt, off + ce, result + ce, pb - ce);
+            }
             publish_wake(st, me, n, DONE, piece_end(s, &g, *out), false);
             ++*out;
             moved = true;

@@ -74,16 +74,21 @@ static void sum_check(size_t n, int root, int tag, int in_place)
     free(out);
 }
 
-/* A non-commutative user operation on n affine maps: the result must follow rank order. */
-static void affine_check(MPI_Op op, size_t n, int root, int k)
+/* A non-commutative user operation on n affine maps: the result must follow rank order. The
+ * maps go as MPI_2INT (packed into the staging blocks) or as a contiguous type of two ints
+ * (combined straight into the receive buffer). In place with the contiguous type, the last
+ * process combines its share in its own buffer and the others do not (src/coll/node_large.c):
+ * both must keep the order. */
+static void affine_check(MPI_Op op, MPI_Datatype dt, size_t n, int root, int k, int in_place)
 {
     affine *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
     for (size_t i = 0; i < n; i++)
-        in[i] = map_of(rank, k, (int)i);
+        in[i] = out[i] = map_of(rank, k, (int)i);
+    const void *send = in_place && (root < 0 || rank == root) ? MPI_IN_PLACE : in;
     if (root < 0)
-        MPI_Allreduce(in, out, (int)n, MPI_2INT, op, MPI_COMM_WORLD);
+        MPI_Allreduce(send, out, (int)n, dt, op, MPI_COMM_WORLD);
     else
-        MPI_Reduce(in, out, (int)n, MPI_2INT, op, root, MPI_COMM_WORLD);
+        MPI_Reduce(send, out, (int)n, dt, op, root, MPI_COMM_WORLD);
     if (root < 0 || rank == root) {
         size_t bad = 0, first = 0;
         for (size_t i = 0; i < n; i++) {
@@ -91,8 +96,8 @@ static void affine_check(MPI_Op op, size_t n, int root, int k)
             if ((out[i].a != w.a || out[i].b != w.b) && !bad++)
                 first = i;
         }
-        CHECK(bad == 0, "affine %s of %zu (root %d, round %d): %zu wrong, first at %zu", root < 0 ? "allreduce" : "reduce",
-              n, root, k, bad, first);
+        CHECK(bad == 0, "affine %s of %zu (root %d, round %d, in place %d): %zu wrong, first at %zu",
+              root < 0 ? "allreduce" : "reduce", n, root, k, in_place, bad, first);
     }
     free(in);
     free(out);
@@ -177,8 +182,18 @@ int main(int argc, char **argv)
         sum_check(sizes[s] / 2 + 1, size - 1, tag++, 0);
         sum_check(sizes[s] / 2 + 1, 0, tag++, 1);
     }
-    affine_check(op, 40000, -1, 1);
-    affine_check(op, 70001, size / 2, 2);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        MPI_Datatype types[] = {MPI_2INT, pair};
+        for (int t = 0; t < 2; t++) {
+            affine_check(op, types[t], 40000, -1, 1, in_place);
+            affine_check(op, types[t], 70001, size / 2, 2, in_place);
+            affine_check(op, types[t], 70001, size - 1, 4, in_place);
+            affine_check(op, types[t], 40000, 0, 5, in_place);
+        }
+    }
     vector_max_check(50000, -1);
     vector_max_check(30001, size - 1);
     minloc_check(20000);
@@ -188,7 +203,7 @@ int main(int argc, char **argv)
         bcast_check(n, k % size, tag++, k % 5 == 0);
         sum_check(n / 3 + 1, k % 4 == 0 ? -1 : (k / 4) % size, tag++, k % 3 == 0);
         if (k % 10 == 0)
-            affine_check(op, 9000, k % 20 ? -1 : 0, k);
+            affine_check(op, k % 20 == 10 ? pair : MPI_2INT, 9000, k % 20 ? -1 : 0, k, k % 30 == 10);
         if (k % 7 == 0)
             MPI_Barrier(MPI_COMM_WORLD);
         if (k % 11 == 0) {
@@ -211,5 +226,6 @@ int main(int argc, char **argv)
     CHECK(y == (long long)size * (size + 1) / 2, "dup allreduce %lld", y);
     MPI_Comm_free(&dup);
     MPI_Op_free(&op);
+    MPI_Type_free(&pair);
     return mt_finish();
 }
