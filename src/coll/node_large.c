@@ -56,6 +56,7 @@
 #include <sys/uio.h>
 
 #define BLOCK CR_SHM_COLL_BLOCK
+#define COMBINE_SUB ((uint64_t)8192)
 
 enum { STAGED, REDUCED, DONE };
 
@@ -341,16 +342,22 @@ static void combine(cr_sched *s, const pieces *g, uint32_t k)
     char *result = piece_block(s, g, k, g->n) + cs;
     char *acc = direct ? (char *)x->rbuf + x->dt->true_lb + (uint64_t)first * g->esize + cs : result;
     const char *own = own_in_place(x) ? (const char *)x->sbuf + x->dt->true_lb + (uint64_t)first * g->esize + cs : NULL;
-    bool started = own == acc; /* in place into rbuf: acc already holds this process's data */
-    for (int j = s->size - 1; j >= 0; j--) {
-        const char *in = j == s->rank && own ? own : piece_block(s, g, k, (uint32_t)j) + cs;
-        if (in == acc)
-            continue;
-        if (!started)
-            cr_copy(acc, in, cb);
-        else
-            apply_packed(x->op, x->dt, in, acc, cb); /* acc = in_j op acc */
-        started = true;
+    /* In sub-chunks of about COMBINE_SUB bytes (whole elements), each combined from every slot
+     * before the next: the accumulator stays in the first-level cache between operands. */
+    uint64_t sub = COMBINE_SUB >= g->esize ? COMBINE_SUB - COMBINE_SUB % g->esize : g->esize;
+    for (uint64_t at = 0; at < cb; at += sub) {
+        uint64_t part = CR_MIN(sub, cb - at);
+        bool started = own == acc; /* in place into rbuf: acc already holds this process's data */
+        for (int j = s->size - 1; j >= 0; j--) {
+            const char *in = j == s->rank && own ? own : piece_block(s, g, k, (uint32_t)j) + cs;
+            if (in == acc)
+                continue;
+            if (!started)
+                cr_copy(acc + at, in + at, part);
+            else
+                apply_packed(x->op, x->dt, in + at, acc + at, part); /* acc = in_j op acc */
+            started = true;
+        }
     }
     if (direct && x->root < 0) /* allreduce: the others copy this chunk out */
         cr_copy_shared(result, acc, cb);

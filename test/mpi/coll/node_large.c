@@ -74,21 +74,33 @@ static void sum_check(size_t n, int root, int tag, int in_place)
     free(out);
 }
 
-/* A non-commutative user operation on n affine maps: the result must follow rank order. The
- * maps go as MPI_2INT (packed into the staging blocks) or as a contiguous type of two ints
- * (combined straight into the receive buffer). In place with the contiguous type, the last
- * process combines its share in its own buffer and the others do not (src/coll/node_large.c):
- * both must keep the order. */
-static void affine_check(MPI_Op op, MPI_Datatype dt, size_t n, int root, int k, int in_place)
+/* The affine composition on elements of any number of maps (a contiguous type of them). */
+static void compose_wide(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
+    int bytes;
+    MPI_Type_size(*dt, &bytes);
+    int maps = *len * (bytes / (int)sizeof(affine));
+    compose(in, inout, &maps, dt);
+}
+
+/* A non-commutative user operation on n affine maps: the result must follow rank order. The
+ * maps go as MPI_2INT (packed into the staging blocks) or as a contiguous type of `per` maps
+ * (combined straight into the receive buffer, in pieces of whole elements: 12 or 10,008 bytes
+ * do not divide the 8 KiB pieces, and the second is larger). In place with a contiguous type,
+ * the last process combines its share in its own buffer and the others do not
+ * (src/coll/node_large.c): both must keep the order. */
+static void affine_check(MPI_Op op, MPI_Datatype dt, int per, size_t n, int root, int k, int in_place)
+{
+    n -= n % (size_t)per;
     affine *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
     for (size_t i = 0; i < n; i++)
         in[i] = out[i] = map_of(rank, k, (int)i);
     const void *send = in_place && (root < 0 || rank == root) ? MPI_IN_PLACE : in;
+    int count = (int)(n / (size_t)per);
     if (root < 0)
-        MPI_Allreduce(send, out, (int)n, dt, op, MPI_COMM_WORLD);
+        MPI_Allreduce(send, out, count, dt, op, MPI_COMM_WORLD);
     else
-        MPI_Reduce(send, out, (int)n, dt, op, root, MPI_COMM_WORLD);
+        MPI_Reduce(send, out, count, dt, op, root, MPI_COMM_WORLD);
     if (root < 0 || rank == root) {
         size_t bad = 0, first = 0;
         for (size_t i = 0; i < n; i++) {
@@ -96,8 +108,8 @@ static void affine_check(MPI_Op op, MPI_Datatype dt, size_t n, int root, int k, 
             if ((out[i].a != w.a || out[i].b != w.b) && !bad++)
                 first = i;
         }
-        CHECK(bad == 0, "affine %s of %zu (root %d, round %d, in place %d): %zu wrong, first at %zu",
-              root < 0 ? "allreduce" : "reduce", n, root, k, in_place, bad, first);
+        CHECK(bad == 0, "affine %s of %zu in %d-map elements (root %d, round %d, in place %d): %zu wrong, first at %zu",
+              root < 0 ? "allreduce" : "reduce", n, per, root, k, in_place, bad, first);
     }
     free(in);
     free(out);
@@ -182,18 +194,31 @@ int main(int argc, char **argv)
         sum_check(sizes[s] / 2 + 1, size - 1, tag++, 0);
         sum_check(sizes[s] / 2 + 1, 0, tag++, 1);
     }
-    MPI_Datatype pair;
+    MPI_Datatype pair, triple, wide;
     MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_contiguous(3, pair, &triple);
+    MPI_Type_contiguous(1251, pair, &wide);
     MPI_Type_commit(&pair);
+    MPI_Type_commit(&triple);
+    MPI_Type_commit(&wide);
+    MPI_Op wide_op;
+    MPI_Op_create(compose_wide, 0, &wide_op);
     for (int in_place = 0; in_place < 2; in_place++) {
-        MPI_Datatype types[] = {MPI_2INT, pair};
-        for (int t = 0; t < 2; t++) {
-            affine_check(op, types[t], 40000, -1, 1, in_place);
-            affine_check(op, types[t], 70001, size / 2, 2, in_place);
-            affine_check(op, types[t], 70001, size - 1, 4, in_place);
-            affine_check(op, types[t], 40000, 0, 5, in_place);
+        struct {
+            MPI_Datatype dt;
+            int per;
+        } types[] = {{MPI_2INT, 1}, {pair, 1}, {triple, 3}, {wide, 1251}};
+        for (int t = 0; t < 4; t++) {
+            MPI_Op o = types[t].per > 1 ? wide_op : op;
+            affine_check(o, types[t].dt, types[t].per, 40000, -1, 1, in_place);
+            affine_check(o, types[t].dt, types[t].per, 70001, size / 2, 2, in_place);
+            affine_check(o, types[t].dt, types[t].per, 70001, size - 1, 4, in_place);
+            affine_check(o, types[t].dt, types[t].per, 40000, 0, 5, in_place);
         }
     }
+    MPI_Op_free(&wide_op);
+    MPI_Type_free(&triple);
+    MPI_Type_free(&wide);
     vector_max_check(50000, -1);
     vector_max_check(30001, size - 1);
     minloc_check(20000);
@@ -203,7 +228,7 @@ int main(int argc, char **argv)
         bcast_check(n, k % size, tag++, k % 5 == 0);
         sum_check(n / 3 + 1, k % 4 == 0 ? -1 : (k / 4) % size, tag++, k % 3 == 0);
         if (k % 10 == 0)
-            affine_check(op, k % 20 == 10 ? pair : MPI_2INT, 9000, k % 20 ? -1 : 0, k, k % 30 == 10);
+            affine_check(op, k % 20 == 10 ? pair : MPI_2INT, 1, 9000, k % 20 ? -1 : 0, k, k % 30 == 10);
         if (k % 7 == 0)
             MPI_Barrier(MPI_COMM_WORLD);
         if (k % 11 == 0) {
