@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #if defined(__x86_64__) && defined(__SSE2__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define CR_COPY_X86 1
 #endif
@@ -146,9 +147,22 @@ unsigned cr_copy_shared_streaming(void)
  * timed 16 KiB frames, so copies are timed by the time-stamp counter, whose rate is learnt from
  * the clock over a window of 1 ms to 1 s after adapting is turned on (until then the clock
  * times them; a window longer than 1 s starts again, so the arithmetic stays far from
- * overflowing). */
+ * overflowing), when the processor says its counter is invariant. */
 static _Atomic uint64_t cal_ns0, cal_ticks0; /* the clock and the counter when the window opened */
 static _Atomic uint64_t ticks_per_gb;        /* counter ticks per byte at 1 GB/s (ticks per ns), x 2^16; 0: not learnt */
+static _Atomic bool tsc_steady;              /* the counter ticks at one rate whatever the core's clock and power state */
+
+/* CPUID leaf 0x80000007, EDX bit 8: the invariant time-stamp counter (Linux's nonstop_tsc).
+ * Without it the counter's rate follows frequency changes, so a learnt rate would misjudge
+ * copies: they are timed by the clock alone. */
+static bool invariant_tsc(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return false;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1u;
+}
 
 static uint64_t now_ns(void)
 {
@@ -178,7 +192,9 @@ static bool timed_copy_slow(void *dst, const void *src, size_t n)
     uint64_t t1 = now_ns(), tk = __rdtsc();
     uint64_t ns0 = atomic_load_explicit(&cal_ns0, memory_order_relaxed),
              tk0 = atomic_load_explicit(&cal_ticks0, memory_order_relaxed);
-    if (t1 - ns0 > 1000000000u || tk <= tk0)
+    if (!atomic_load_explicit(&tsc_steady, memory_order_relaxed))
+        ; /* the clock times every copy */
+    else if (t1 - ns0 > 1000000000u || tk <= tk0)
         open_window(t1, tk);
     else if (t1 - ns0 >= 1000000)
         atomic_store_explicit(&ticks_per_gb, ((tk - tk0) << 16) / (t1 - ns0), memory_order_relaxed);
@@ -186,11 +202,22 @@ static bool timed_copy_slow(void *dst, const void *src, size_t n)
 }
 #endif
 
+bool cr_copy_shared_counter_timed(void)
+{
+#ifdef CR_COPY_X86
+    return atomic_load_explicit(&ticks_per_gb, memory_order_relaxed) != 0;
+#else
+    return false;
+#endif
+}
+
 void cr_copy_shared_adapt(bool on)
 {
 #ifdef CR_COPY_X86
-    if (on)
+    if (on) {
+        atomic_store_explicit(&tsc_steady, invariant_tsc(), memory_order_relaxed);
         open_window(now_ns(), __rdtsc());
+    }
     atomic_store_explicit(&shared_adapt, on, memory_order_relaxed);
 #else
     (void)on; /* streaming stores are memcpy here: nothing to choose */

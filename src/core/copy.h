@@ -83,5 +83,8 @@ void cr_copy_shared(void *dst, const void *src, size_t n);
 void cr_copy_shared_adapt(bool on);
 /* The copies left to stream in the current run (0: cached stores, timed); for tests. */
 unsigned cr_copy_shared_streaming(void);
+/* Whether timed copies use the time-stamp counter, its rate learnt (only where the processor
+ * says the counter is invariant; the clock times them otherwise); for tests. */
+bool cr_copy_shared_counter_timed(void);
 
 #endif
