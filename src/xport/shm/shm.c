@@ -146,7 +146,7 @@ typedef struct out_ring {
     uint64_t cleared; /* the cells from head up to this one are free with `seq` 0 (frame_end) */
     uint32_t seq; /* commit word of the next frame */
     uint32_t answers_seen; /* the `seq` of the ring from this peer when we last sent */
-    uint64_t burst;        /* cells sent since the peer last sent us something */
+    uint64_t burst;        /* cells sent since the peer last sent us something, but aligned frames' header cells */
     bool announced; /* we set our bit in the receiver's joined bitmap */
 } out_ring;
 
@@ -692,7 +692,10 @@ static CR_ALWAYS_INLINE frame_hdr *frame_begin(out_ring *o, int peer, cr_xclass 
         if (o->head + need - o->tail_cache > S.ncells)
             return NULL;
     }
-    o->burst += need;
+    /* (a header in a cell of its own is left out: an 8 KiB message in two 4 KiB pieces takes
+     * 8 KiB of payload cells and two headers, and rewinding it gains as it does for 8 KiB in one:
+     * one-way 0.77 against 1.06 us; three pieces, 9000 bytes, rewound lost: 0.87 against 0.77) */
+    o->burst += need - (hdr_room(len) == CELL);
     size_t start = (size_t)(o->head & S.mask) * CELL;
     frame_hdr *h = (frame_hdr *)(o->cells + start);
     h->len_cls = (uint32_t)len | (uint32_t)cls << 24;
