@@ -126,7 +126,7 @@ CR_TUNABLE_EX(tune_shared, COURIER_COPY_SHARED, CR_TUNE_CHOICE, "auto", "auto|ca
               "the stores that copy data into shared memory for other processes to read (collectives' staging "
               "blocks, the shared-memory rings' frames of 4 KiB and more): cached, streaming (non-temporal, "
               "bypassing the caches), or auto (cached, and streaming for a while after two timed cached copies in a "
-              "row ran slower than COURIER_COPY_SHARED_SLOW_GBS, when every process has a core of its own)");
+              "row ran slower than COURIER_COPY_SHARED_SLOW_GBS)");
 CR_TUNABLE_EX(slow_gbs, COURIER_COPY_SHARED_SLOW_GBS, CR_TUNE_INT, "6", NULL, 1, 1000000,
               "GB/s: a timed copy into shared memory slower than this counts as slow (COURIER_COPY_SHARED=auto)");
 

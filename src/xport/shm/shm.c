@@ -472,7 +472,7 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, bool job_barrier, c
     while (atomic_load_explicit(&((shm_header *)S.base)->attached, memory_order_acquire) < (unsigned)n)
         sched_yield();
     bool oversubscribed = S.oversubscribed = node_oversubscribed();
-    cr_copy_shared_adapt(!oversubscribed); /* (core/copy.h: a timed copy must not be preempted) */
+    cr_copy_shared_adapt(true); /* (core/copy.h: with processes sharing cores too) */
     S.sleep_mode = tune_wait == 2 || (tune_wait == 0 && oversubscribed);
     /* One copy by the receiver alone, or one copy split between the two processes (the
      * receiver reads the front half, the sender writes the back half)? With a core each, the
