@@ -321,13 +321,15 @@ static void apply_packed(cr_op *op, cr_dtype *dt, const void *in, void *acc, uin
  * is contiguous. The finished chunk then goes to the result block in one copy (the stores that
  * adapt), and the copy out skips it: the result block is written once and read only by the
  * others, where combining in it and copying it all out read it back, from lines the others'
- * reads have shared. In place, rbuf holds this process's own data, which the last-to-first
- * order would overwrite first unless this process is the last or the order does not matter. */
+ * reads have shared. In place, rbuf holds this process's own data, which the combining copies
+ * aside a sub-chunk at a time (below), so that every operand keeps its place in rank order and
+ * the result is the same bits as not in place; an element too large for that takes the result
+ * block. */
 static bool combine_in_rbuf(const cr_sched *s)
 {
     const cr_sched_args *x = &s->args;
     return (x->root < 0 || s->rank == x->root) && cr_dtype_is_contig_n(x->dt, x->count) &&
-           (x->sbuf != x->rbuf || x->op->commutative || s->rank == s->size - 1);
+           (x->sbuf != x->rbuf || (uint64_t)x->dt->size <= COMBINE_SUB);
 }
 
 static void combine(cr_sched *s, const pieces *g, uint32_t k)
@@ -342,21 +344,23 @@ static void combine(cr_sched *s, const pieces *g, uint32_t k)
     char *result = piece_block(s, g, k, g->n) + cs;
     char *acc = direct ? (char *)x->rbuf + x->dt->true_lb + (uint64_t)first * g->esize + cs : result;
     const char *own = own_in_place(x) ? (const char *)x->sbuf + x->dt->true_lb + (uint64_t)first * g->esize + cs : NULL;
+    _Alignas(64) char aside[COMBINE_SUB]; /* in place: this process's data of the sub-chunk */
+    bool own_is_acc = own == acc;
     /* In sub-chunks of about COMBINE_SUB bytes (whole elements), each combined from every slot
      * before the next: the accumulator stays in the first-level cache between operands. */
     uint64_t sub = COMBINE_SUB >= g->esize ? COMBINE_SUB - COMBINE_SUB % g->esize : g->esize;
     for (uint64_t at = 0; at < cb; at += sub) {
         uint64_t part = CR_MIN(sub, cb - at);
-        bool started = own == acc; /* in place into rbuf: acc already holds this process's data */
+        if (own_is_acc) /* (direct in place: elements of at most COMBINE_SUB bytes, so part fits) */
+            cr_copy(aside, acc + at, part);
         for (int j = s->size - 1; j >= 0; j--) {
-            const char *in = j == s->rank && own ? own : piece_block(s, g, k, (uint32_t)j) + cs;
-            if (in == acc)
-                continue;
-            if (!started)
-                cr_copy(acc + at, in + at, part);
+            const char *in = j != s->rank || !own ? piece_block(s, g, k, (uint32_t)j) + cs + at
+                             : own_is_acc         ? aside
+                                                  : own + at;
+            if (j == s->size - 1)
+                cr_copy(acc + at, in, part);
             else
-                apply_packed(x->op, x->dt, in + at, acc + at, part); /* acc = in_j op acc */
-            started = true;
+                apply_packed(x->op, x->dt, in, acc + at, part); /* acc = in_j op acc */
         }
     }
     if (direct && x->root < 0) /* allreduce: the others copy this chunk out */

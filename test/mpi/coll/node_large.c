@@ -87,8 +87,8 @@ static void compose_wide(void *in, void *inout, int *len, MPI_Datatype *dt)
  * maps go as MPI_2INT (packed into the staging blocks) or as a contiguous type of `per` maps
  * (combined straight into the receive buffer, in pieces of whole elements: 12 or 10,008 bytes
  * do not divide the 8 KiB pieces, and the second is larger). In place with a contiguous type,
- * the last process combines its share in its own buffer and the others do not
- * (src/coll/node_large.c): both must keep the order. */
+ * a process combines its share in its own buffer with its own data copied aside, unless an
+ * element is larger than 8 KiB (src/coll/node_large.c): both ways must keep the order. */
 static void affine_check(MPI_Op op, MPI_Datatype dt, int per, size_t n, int root, int k, int in_place)
 {
     n -= n % (size_t)per;
@@ -143,6 +143,43 @@ static void vector_max_check(int n, int root)
     MPI_Type_free(&v);
     free(in);
     free(out);
+}
+
+/* Floating-point sums depend on their order: MPI_IN_PLACE must give the same bits as a
+ * separate send buffer (each process combines its share in rank order either way; in place it
+ * once started from its own data). Values of very different magnitudes, so that an order
+ * changed shows in most elements. */
+static void fp_order_check(int n, int root)
+{
+    double *in = malloc((size_t)n * sizeof *in), *sep = malloc((size_t)n * sizeof *sep),
+           *inpl = malloc((size_t)n * sizeof *inpl);
+    uint32_t x = 12345u + 7919u * (uint32_t)rank;
+    for (int i = 0; i < n; i++) {
+        x = x * 1664525u + 1013904223u;
+        double mag = 1.0;
+        for (int e = (int)(x >> 27) % 24; e > 0; e--)
+            mag *= 10.0;
+        in[i] = inpl[i] = ((double)((x >> 8) % 2001) - 1000.0) * mag / 1e12;
+    }
+    int at_root = root < 0 || rank == root;
+    if (root < 0) {
+        MPI_Allreduce(in, sep, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, inpl, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    } else {
+        MPI_Reduce(in, sep, n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+        MPI_Reduce(at_root ? MPI_IN_PLACE : in, inpl, n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+    }
+    if (at_root) {
+        int bad = 0, first = -1;
+        for (int i = 0; i < n; i++)
+            if (memcmp(&sep[i], &inpl[i], sizeof(double)) != 0 && !bad++)
+                first = i;
+        CHECK(bad == 0, "sum of %d doubles (root %d): %d differ in place, first at %d (%.17g against %.17g)", n, root,
+              bad, first, first >= 0 ? inpl[first] : 0.0, first >= 0 ? sep[first] : 0.0);
+    }
+    free(in);
+    free(sep);
+    free(inpl);
 }
 
 static void minloc_check(int n)
@@ -222,6 +259,9 @@ int main(int argc, char **argv)
     vector_max_check(50000, -1);
     vector_max_check(30001, size - 1);
     minloc_check(20000);
+    fp_order_check(70001, -1);
+    fp_order_check(50000, 0);
+    fp_order_check(50000, size - 1);
     /* A long run of mixed calls: the ring goes round many times. */
     for (int k = 0; k < 150; k++) {
         size_t n = 3000 + (size_t)(k * 7919) % 60000;
