@@ -145,7 +145,7 @@ unsigned cr_copy_shared_streaming(void)
 #ifdef CR_COPY_X86
 /* Timing. clock_gettime costs 20-25 ns a call here, 6% of a 64 KiB one-way latency made of four
  * timed 16 KiB frames, so copies are timed by the time-stamp counter, whose rate is learnt from
- * the clock over a window of 1 ms to 1 s after adapting is turned on (until then the clock
+ * the clock over a window of 10 ms to 1 s after adapting is turned on (until then the clock
  * times them; a window longer than 1 s starts again, so the arithmetic stays far from
  * overflowing), when the processor says its counter is invariant. */
 static _Atomic uint64_t cal_ns0, cal_ticks0; /* the clock and the counter when the window opened */
@@ -171,6 +171,22 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* The clock and the counter read together: the counter read on both sides of the clock (its
+ * middle taken), and whether the two were close (a preemption between them would pair a clock
+ * and a counter far apart, and one such pair would skew the rate for the whole run). */
+#define CAL_PAIR_MAX_TICKS 100000u            /* about 25-50 us: a clock read takes 25 ns */
+#define CAL_WINDOW_MIN_NS 10000000u           /* learn over at least 10 ms */
+#define CAL_RATE_MIN ((uint64_t)65536 / 10)   /* 0.1 ticks per ns: 100 MHz, x 2^16 */
+#define CAL_RATE_MAX ((uint64_t)65536 * 20)   /* 20 GHz */
+static bool clock_and_counter(uint64_t *ns, uint64_t *tk)
+{
+    uint64_t a = __rdtsc();
+    *ns = now_ns();
+    uint64_t b = __rdtsc();
+    *tk = a + (b - a) / 2;
+    return b >= a && b - a < CAL_PAIR_MAX_TICKS;
+}
+
 static void open_window(uint64_t ns, uint64_t tk)
 {
     atomic_store_explicit(&cal_ns0, ns, memory_order_relaxed);
@@ -189,15 +205,21 @@ static bool timed_copy_slow(void *dst, const void *src, size_t n)
     }
     uint64_t t0 = now_ns();
     cr_copy(dst, src, n);
-    uint64_t t1 = now_ns(), tk = __rdtsc();
+    uint64_t t1, tk;
+    bool tight = clock_and_counter(&t1, &tk);
     uint64_t ns0 = atomic_load_explicit(&cal_ns0, memory_order_relaxed),
              tk0 = atomic_load_explicit(&cal_ticks0, memory_order_relaxed);
-    if (!atomic_load_explicit(&tsc_steady, memory_order_relaxed))
-        ; /* the clock times every copy */
+    if (!atomic_load_explicit(&tsc_steady, memory_order_relaxed) || !tight)
+        ; /* the clock times this copy (and the pair of readings is not trusted to learn from) */
     else if (t1 - ns0 > 1000000000u || tk <= tk0)
         open_window(t1, tk);
-    else if (t1 - ns0 >= 1000000)
-        atomic_store_explicit(&ticks_per_gb, ((tk - tk0) << 16) / (t1 - ns0), memory_order_relaxed);
+    else if (t1 - ns0 >= CAL_WINDOW_MIN_NS) {
+        uint64_t learnt = ((tk - tk0) << 16) / (t1 - ns0);
+        if (learnt >= CAL_RATE_MIN && learnt <= CAL_RATE_MAX)
+            atomic_store_explicit(&ticks_per_gb, learnt, memory_order_relaxed);
+        else /* (readings a preemption or another thread split: start again) */
+            open_window(t1, tk);
+    }
     return (t1 - t0) * (uint64_t)slow_gbs > n;
 }
 #endif
@@ -216,7 +238,9 @@ void cr_copy_shared_adapt(bool on)
 #ifdef CR_COPY_X86
     if (on) {
         atomic_store_explicit(&tsc_steady, invariant_tsc(), memory_order_relaxed);
-        open_window(now_ns(), __rdtsc());
+        uint64_t ns, tk;
+        bool tight = clock_and_counter(&ns, &tk);
+        open_window(tight ? ns : 0, tk); /* (a loose pair: the first timed copy opens it again) */
     }
     atomic_store_explicit(&shared_adapt, on, memory_order_relaxed);
 #else

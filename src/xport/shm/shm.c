@@ -681,7 +681,7 @@ static CR_ALWAYS_INLINE frame_hdr *frame_begin(out_ring *o, int peer, cr_xclass 
         o->answers_seen = S.in[peer].seq;
         /* (need <= head & mask: the cells from the start to the head are the room the frame
          * has until the receiver reads the rewind; it never waits for them) */
-        if (len >= REWIND_MIN && len <= (uint64_t)tune_rewind && o->burst * CELL <= (uint64_t)tune_rewind + CELL &&
+        if (len >= REWIND_MIN && len <= (uint64_t)tune_rewind && o->burst * CELL <= (uint64_t)tune_rewind &&
             need <= (o->head & S.mask))
             rewinds += rewind_ring(o);
         o->burst = 0;
