@@ -766,8 +766,14 @@ static int scatter_in_place_step(cr_sched *s, void *arg)
     }
     if (!read)
         atomic_fetch_add_explicit(&root->refused, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&root->answers, 1, memory_order_release);
-    wake_if_sleeping();
+    /* Only the root waits for answers, and only for the last: waking every sleeper at each
+     * answer scheduled readers (done, or still waiting for their turn on a core) only for them
+     * to sleep again, each one preempting a reader in the middle of its copy. */
+    uint32_t answered = atomic_fetch_add_explicit(&root->answers, 1, memory_order_release) + 1;
+    if (answered == g.n - 1 && cr_shm_sleep_mode()) {
+        atomic_thread_fence(memory_order_seq_cst);
+        cr_shm_wake_world(s->comm->world_ranks, x->root, x->root + 1);
+    }
     if (read) {
         blocks_done(s, st, &g);
         s->state[5] = 2;
