@@ -28,7 +28,7 @@ typedef struct cr_coll_node {
     uint32_t large_procs;     /* the processes that share it (a control line each) */
     uint32_t next, place;     /* the number of this process's next block, and its place */
     uint32_t free_until;      /* every process's `done` was at least this when last looked at */
-    uint32_t scatters;        /* this process's next large scatter (node_large.c: read in place) */
+    uint32_t offers;          /* the number of this process's next large scatter or gather (node_large.c: in place) */
     void *map;                /* the communicator's own memory file, mapped (NULL for the world) */
     size_t map_bytes;
     uint32_t issued, retired; /* turns: node collectives started here, and those finished */

@@ -2,7 +2,8 @@
  * (src/coll/node_large.c; its testlist lines also force the message algorithms, and the
  * results must be the same): blocks of 0, 1 and 1000 ints, around a window (128 KiB / p) and
  * of several windows, with a strided derived type on the send side and plain ints on the
- * receive side, MPI_IN_PLACE wherever the standard allows it, every root, on MPI_COMM_WORLD
+ * receive side (gathers also with plain ints from every process or from odd ranks only),
+ * MPI_IN_PLACE wherever the standard allows it, every root, on MPI_COMM_WORLD
  * and on a duplicate of it (which sets up areas of its own at its third blocking collective),
  * and a long run of calls so the ring of blocks goes round many times. Every element that
  * arrived is checked, and what must not be written (gaps of the strided type, the root's own
@@ -95,13 +96,18 @@ static void allgather(MPI_Comm comm, size_t n, int t, int in_place)
     free(r);
 }
 
-static void gather(MPI_Comm comm, size_t n, int root, int t, int in_place)
+/* Gather; `plain`: 0 every process sends the strided type, 1 plain ints, 2 odd ranks plain
+ * ints (a gather written in place: those write their blocks into the root's buffer, the
+ * others refuse and stage theirs, and the root takes those alone). */
+static void gather(MPI_Comm comm, size_t n, int root, int t, int in_place, int plain)
 {
     int *s = malloc(2 * n * sizeof(int) + 4), *r = malloc(n * (size_t)size * sizeof(int) + 4);
     MPI_Datatype st = strided(n);
+    bool contiguous = plain == 1 || (plain == 2 && rank % 2);
     for (size_t i = 0; i < n; i++) {
-        s[2 * i] = val(rank, root, i, t);
-        s[2 * i + 1] = -7;
+        s[contiguous ? i : 2 * i] = val(rank, root, i, t);
+        if (!contiguous)
+            s[2 * i + 1] = -7;
     }
     for (size_t i = 0; i < n * (size_t)size; i++)
         r[i] = -1;
@@ -110,14 +116,14 @@ static void gather(MPI_Comm comm, size_t n, int root, int t, int in_place)
             r[(size_t)rank * n + i] = val(rank, root, i, t);
         MPI_Gather(MPI_IN_PLACE, 0, MPI_INT, r, (int)n, MPI_INT, root, comm);
     } else {
-        MPI_Gather(s, 1, st, r, (int)n, MPI_INT, root, comm);
+        MPI_Gather(s, contiguous ? (int)n : 1, contiguous ? MPI_INT : st, r, (int)n, MPI_INT, root, comm);
     }
     if (rank == root) {
         size_t bad = 0, first = 0;
         for (int from = 0; from < size; from++)
             bad += bad_count(r + (size_t)from * n, n, from, root, t, &first);
-        CHECK(bad == 0, "gather of %zu ints to %d (in place %d, tag %d): %zu wrong, first at %zu", n, root, in_place, t,
-              bad, first);
+        CHECK(bad == 0, "gather of %zu ints to %d (in place %d, plain %d, tag %d): %zu wrong, first at %zu", n, root,
+              in_place, plain, t, bad, first);
     }
     MPI_Type_free(&st);
     free(s);
@@ -159,8 +165,10 @@ static void all_kinds(MPI_Comm comm, size_t n, int t)
     allgather(comm, n, t, 0);
     allgather(comm, n, t + 1, 1);
     for (int root = 0; root < size; root += size > 4 ? size / 3 : 1) {
-        gather(comm, n, root, t + 2, 0);
-        gather(comm, n, root, t + 3, 1);
+        gather(comm, n, root, t + 2, 0, 0);
+        gather(comm, n, root, t + 3, 1, 0);
+        gather(comm, n, root, t + 6, 0, 1);
+        gather(comm, n, root, t + 7, 1, 2);
         scatter(comm, n, root, t + 4, 0);
         scatter(comm, n, root, t + 5, 1);
     }
