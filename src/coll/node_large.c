@@ -69,8 +69,6 @@ typedef struct large_line {
     _Atomic uint32_t refused;  /* those among them that could not read or write (by them) */
     _Atomic uint64_t addr;     /* the root's send (scatter) or receive (gather) buffer, or 0: staged */
     _Atomic uint64_t bytes;    /* the size of each process's block there (node.h: counts beside the data) */
-    /* In a gather written in place whose root is another process: */
-    _Atomic uint32_t wrote;    /* the number of the last such call in which this process wrote its block */
 } large_line;
 
 typedef struct large_area {
@@ -88,7 +86,6 @@ static void init_large(void *arg)
         for (int f = STAGED; f <= DONE; f++)
             atomic_store_explicit(&st->large->lines[r].c[f], cr_shm_seq_start(), memory_order_relaxed);
         atomic_store_explicit(&st->large->lines[r].offered, cr_shm_seq_start() - 1, memory_order_relaxed);
-        atomic_store_explicit(&st->large->lines[r].wrote, cr_shm_seq_start() - 1, memory_order_relaxed);
     }
 }
 
@@ -531,14 +528,18 @@ static void xput_size(cr_sched *s, const cr_coll_node *st, const xgeom *g)
     st->sizes[xplace(s, st, g, 0, g->me)] = cr_coll_node_size_mark(s, g->bytes);
 }
 
-/* Whether process j of a gather whose root takes through the blocks wrote its block in place
- * (the root skips its slots; see "scatter and gather in place" below). `wrote` changes only
- * when a process writes, to the call's number, so it equals this call's number only if it wrote
- * in this call: j may already be in the next such call (it answered this one, and left if it
- * wrote), but no further, as that call's root waits for this root's answer too. */
-static bool wrote_in_place(const cr_sched *s, const cr_coll_node *st, int j)
+/* Gathers written in place (below): a process that wrote its block into the root's buffer
+ * leaves WROTE_IN_PLACE as the size beside its first slot of the call, and stages nothing. A
+ * root that takes through the blocks (some process could not write) notes at its first piece,
+ * in its scratch (one flag a process), who wrote, and skips their slots. The size beside a slot
+ * is the call's own until the root is done with the slot's piece (the ring gives a block's place
+ * to a later block only once every process is done with it), and the root reads the sizes
+ * only once every process has staged its first piece or written in place. */
+#define WROTE_IN_PLACE (CR_COLL_NODE_MARKED - 1)
+
+static bool wrote_in_place(const cr_sched *s, const xgeom *g, int j)
 {
-    return s->state[5] == 1 && atomic_load_explicit(&st->large->lines[j].wrote, memory_order_acquire) == s->state[6];
+    return g->kind == X_GATHER && s->state[5] == 1 && ((const uint8_t *)s->args.tmp)[j];
 }
 
 static void xcheck_sizes(cr_sched *s, const cr_coll_node *st, const xgeom *g)
@@ -546,7 +547,7 @@ static void xcheck_sizes(cr_sched *s, const cr_coll_node *st, const xgeom *g)
     bool prefix = g->kind == X_SCAN || g->kind == X_EXSCAN; /* (they read processes before them) */
     int from = g->kind == X_SCATTER ? g->root : 0, to = g->kind == X_SCATTER ? g->root + 1 : prefix ? g->me : (int)g->n;
     for (int j = from; j < to; j++)
-        if (j != g->me && !(g->kind == X_GATHER && wrote_in_place(s, st, j)))
+        if (j != g->me && !wrote_in_place(s, g, j))
             cr_coll_node_check_size(s, j, st->sizes[xplace(s, st, g, 0, j)], g->bytes);
 }
 
@@ -597,6 +598,9 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
 {
     const cr_sched_args *x = &s->args;
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
+    if (k == 0 && g->kind == X_GATHER && s->state[5] == 1)
+        for (uint32_t j = 0; j < g->n; j++)
+            ((uint8_t *)x->tmp)[j] = (int)j != g->me && st->sizes[xplace(s, st, g, 0, (int)j)] == WROTE_IN_PLACE;
     if (k == 0)
         xcheck_sizes(s, st, g);
     if (x->op && s->err) /* (node.h: nothing combined after a mismatch) */
@@ -634,7 +638,7 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
     }
     uint64_t sub = g->kind == X_ALLTOALL ? (uint64_t)g->me * g->c : 0;
     for (uint32_t j = 0; j < g->n; j++)
-        if ((int)j != g->me && !(g->kind == X_GATHER && wrote_in_place(s, st, (int)j))) {
+        if ((int)j != g->me && !wrote_in_place(s, g, (int)j)) {
             const char *slot = xslot(s, st, g, k, (int)j);
             cr_dt_unpack(block_of(x->rbuf, x->count, x->dt, (int)j), x->count, x->dt, off, slot + sub, len);
         }
@@ -705,10 +709,10 @@ static int exchange_step(cr_sched *s, void *arg)
  *      `offered` = the call's number; addr 0 if its blocks are not contiguous: then they go
  *      staged);
  *   2. each other process reads (scatter) or writes (gather) its block if there is an offer,
- *      its own buffer is contiguous and the copy works, and answers in the root's line in any
- *      case (counts itself in `refused` if it could not, then in `answers`); in a gather it
- *      first says in its own line (`wrote`) whether it wrote; one that copied is done with the
- *      call's blocks;
+ *      its own buffer is contiguous and the copy works; one that copied is done with the
+ *      call's blocks (in a gather it says so beside its first slot: WROTE_IN_PLACE, above),
+ *      and it answers in the root's line in any case (counts itself in `refused` if it could
+ *      not, then in `answers`);
  *   3. once every process has answered, the root leaves if none refused, and stages (scatter)
  *      or takes (gather, from those that did not write) through the blocks otherwise, for
  *      those that could not (exchange_step, as without this step).
@@ -796,6 +800,10 @@ static int in_place_step(cr_sched *s, void *arg)
     }
     if (atomic_load_explicit(&root->offered, memory_order_acquire) != number)
         return CR_SCHED_AGAIN;
+    /* A writer marks its first slot's size: once that slot is free (its place's earlier block
+     * done with everywhere), as when it stages. */
+    if (g.kind == X_GATHER && !ring_free(st, (int)g.n, s->state[0] + g.blocks))
+        return CR_SCHED_AGAIN;
     uint64_t addr = atomic_load_explicit(&root->addr, memory_order_relaxed);
     bool copied;
     uint64_t root_bytes = atomic_load_explicit(&root->bytes, memory_order_relaxed);
@@ -811,10 +819,17 @@ static int in_place_step(cr_sched *s, void *arg)
     } else {
         copied = copy_in_place(s, &g, addr);
     }
-    if (g.kind == X_GATHER && copied)
-        atomic_store_explicit(&st->large->lines[g.me].wrote, number, memory_order_relaxed);
-    if (!copied)
+    /* Done with the blocks before answering: the root, once answered, may wait for this
+     * process's counters (a gather's root that takes from others waits for everyone's STAGED),
+     * and an answer is what wakes it. */
+    if (copied) {
+        if (g.kind == X_GATHER)
+            st->sizes[xplace(s, st, &g, 0, g.me)] = WROTE_IN_PLACE;
+        blocks_done(s, st, &g);
+        s->state[5] = 2;
+    } else {
         atomic_fetch_add_explicit(&root->refused, 1, memory_order_relaxed);
+    }
     /* Only the root waits for answers, and only for the last: waking every sleeper at each
      * answer scheduled processes (done, or still waiting for their turn on a core) only for
      * them to sleep again. */
@@ -822,10 +837,6 @@ static int in_place_step(cr_sched *s, void *arg)
     if (answered == g.n - 1 && cr_shm_sleep_mode()) {
         atomic_thread_fence(memory_order_seq_cst);
         cr_shm_wake_world(s->comm->world_ranks, x->root, x->root + 1);
-    }
-    if (copied) {
-        blocks_done(s, st, &g);
-        s->state[5] = 2;
     }
     return MPI_SUCCESS;
 }
@@ -871,9 +882,13 @@ void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Cou
      * same) first try to copy in place; exchange_step then has nothing left to do if that
      * worked. */
     s->state[5] = 0;
+    /* (The size counted in whole windows: processes whose sizes differ but take the same
+     * number of pieces decide alike, and find the mismatch as the staged path does.) */
     bool offers = kind == X_SCATTER || kind == X_GATHER;
     uint64_t direct = (uint64_t)(kind == X_SCATTER ? scatter_direct : gather_direct);
-    if (offers && s->size > 1 && (uint64_t)g.n * g.bytes >= direct) {
+    if (offers && s->size > 1 && (uint64_t)g.n * g.npieces * g.c >= direct) {
+        if (kind == X_GATHER && g.me == root && !(s->args.tmp = cr_sched_scratch(s, g.n)))
+            return;
         s->state[6] = st->offers++;
         cr_sched_call(s, in_place_step, st);
     }

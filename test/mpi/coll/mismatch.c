@@ -187,6 +187,20 @@ int main(int argc, char **argv)
         free(all), free(big);
     }
 
+    /* A gather of 8 MiB or more in all is written straight into the root's buffer; here the
+     * root receives exactly 8 MiB and the others send one element less (below 8 MiB): each
+     * decides alike (by whole staging windows), and the root finds the mismatch. */
+    if (size > 1) {
+        int n = (2097152 + size - 1) / size, *mine = calloc((size_t)n, sizeof *mine);
+        int *all = rank == 0 ? calloc((size_t)size * (size_t)n, sizeof *all) : NULL;
+        rc = MPI_Gather(mine, rank == 0 ? n : n - 1, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD);
+        CHECK(class_of(rc) == MPI_ERR_TRUNCATE || (rank != 0 && rc == MPI_SUCCESS),
+              "MPI_Gather of %d-element blocks to a root that expects %d: class %d at rank %d", n - 1, n, class_of(rc),
+              rank);
+        check_works(rank, size);
+        free(all), free(mine);
+    }
+
     free(rbuf);
     return mt_finish();
 }

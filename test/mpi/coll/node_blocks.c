@@ -189,6 +189,10 @@ int main(int argc, char **argv)
         all_kinds(dup, sizes[i], t + 10);
         t += 20;
     }
+    /* Gathers to a new root each time, the mixed kind (a root that takes from some, while the
+     * others may already write into the next root) between ones where every process writes. */
+    for (int k = 0; k < 60; k++)
+        gather(k / 2 % 2 ? dup : MPI_COMM_WORLD, window + 3 + (size_t)(k % 3), k % size, t++, 0, k % 2 ? 1 : 2);
     for (int k = 0; k < 200; k++) {
         size_t n = (size_t)(k * 7919) % 9000;
         alltoall(k % 2 ? dup : MPI_COMM_WORLD, n, t++, k % 3);
