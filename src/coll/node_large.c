@@ -874,21 +874,21 @@ void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Cou
     xgeom g = xgeometry(s);
     if (g.npieces == 0)
         return;
+    /* Scatters and gathers large enough (the same decision everywhere: the block size is the
+     * same; the size counted in whole windows, so that processes whose sizes differ but take
+     * the same number of pieces decide alike, and find the mismatch as the staged path does)
+     * first try to copy in place; exchange_step then has nothing left to do if that worked. */
+    bool offers = (kind == X_SCATTER || kind == X_GATHER) && s->size > 1 &&
+                  (uint64_t)g.n * g.npieces * g.c >= (uint64_t)(kind == X_SCATTER ? scatter_direct : gather_direct);
+    /* (Scratch before the blocks are taken: a call that fails to build takes none.) */
     if (op && !(s->args.tmp = cr_sched_scratch(s, g.c)))
+        return;
+    if (offers && kind == X_GATHER && g.me == root && !(s->args.tmp = cr_sched_scratch(s, g.n)))
         return;
     take_blocks(s, st, (uint64_t)g.npieces * g.blocks);
     s->state[2] = s->state[3] = 0;
-    /* Scatters and gathers large enough (the same decision everywhere: the block size is the
-     * same) first try to copy in place; exchange_step then has nothing left to do if that
-     * worked. */
     s->state[5] = 0;
-    /* (The size counted in whole windows: processes whose sizes differ but take the same
-     * number of pieces decide alike, and find the mismatch as the staged path does.) */
-    bool offers = kind == X_SCATTER || kind == X_GATHER;
-    uint64_t direct = (uint64_t)(kind == X_SCATTER ? scatter_direct : gather_direct);
-    if (offers && s->size > 1 && (uint64_t)g.n * g.npieces * g.c >= direct) {
-        if (kind == X_GATHER && g.me == root && !(s->args.tmp = cr_sched_scratch(s, g.n)))
-            return;
+    if (offers) {
         s->state[6] = st->offers++;
         cr_sched_call(s, in_place_step, st);
     }

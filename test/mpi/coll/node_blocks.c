@@ -193,6 +193,9 @@ int main(int argc, char **argv)
      * others may already write into the next root) between ones where every process writes. */
     for (int k = 0; k < 60; k++)
         gather(k / 2 % 2 ? dup : MPI_COMM_WORLD, window + 3 + (size_t)(k % 3), k % size, t++, 0, k % 2 ? 1 : 2);
+    /* and mixed ones of more pieces than the ring has blocks */
+    for (int k = 0; k < 4; k++)
+        gather(MPI_COMM_WORLD, 400000, (k * (size - 1)) % size, t++, k % 2, k < 2 ? 2 : 1);
     for (int k = 0; k < 200; k++) {
         size_t n = (size_t)(k * 7919) % 9000;
         alltoall(k % 2 ? dup : MPI_COMM_WORLD, n, t++, k % 3);
