@@ -63,8 +63,11 @@ static inline bool cr_coll_node_turn(cr_sched *s, cr_coll_node *st)
  * Limits: only processes that take the same path, and there the same number of pieces, can
  * tell (sizes of the same order do: MPICH's tests pass 1 element against 10); a process that
  * stages 1 MiB where another passes 8 bytes through a slot never meets it, and processes whose
- * staged calls take different numbers of blocks count their blocks apart from then on. Large
- * broadcasts and reductions (node_large.c's pieces of n + 1 blocks) carry no sizes. */
+ * staged calls take different numbers of blocks count their blocks apart from then on (and,
+ * for a scatter or gather where only some of them decide to copy in place, one side waits for
+ * an offer or answers that never come: node_large.c decides by whole pieces, so sizes within a
+ * staging window of each other meet). Large broadcasts and reductions (node_large.c's pieces
+ * of n + 1 blocks) carry no sizes. */
 #define CR_COLL_NODE_MARKED UINT64_MAX
 static inline uint64_t cr_coll_node_size_mark(const cr_sched *s, uint64_t bytes)
 {
