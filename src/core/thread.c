@@ -184,6 +184,12 @@ void cr_thread_wait_event(bool (*ready)(void *), void *arg, bool pure, unsigned 
         }
 }
 
+bool cr_thread_crowded(void)
+{
+    return sleepers || atomic_load_explicit(&cs.next, memory_order_relaxed) !=
+                           atomic_load_explicit(&cs.serving, memory_order_relaxed) + 1;
+}
+
 int cr_thread_poller_claim(bool (*ready)(void *), void *arg, bool pure)
 {
     if (polling)

@@ -87,6 +87,11 @@ enum { CR_POLLER_OTHER, CR_POLLER_MINE, CR_POLLER_ALREADY };
 int cr_thread_poller_claim(bool (*ready)(void *), void *arg, bool pure);
 void cr_thread_poller_drop(void);
 
+/* Under the section: other threads of this process wait in MPI calls too (asleep for an
+ * event, or queued for the section). The poller then gives its core away sooner: the thread it
+ * waits for may be one of them, or share its core (doc/design/threads.md). */
+bool cr_thread_crowded(void);
+
 /* Registered by the transport: wakes the poller if it sleeps on the doorbell (called when an
  * event was reported and the section is left). */
 void cr_thread_set_doorbell(void (*ring_self)(void));

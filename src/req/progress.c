@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t spin_polls, sleep_spin_polls, yields;
+static int64_t spin_polls, sleep_spin_polls, yields, crowd_polls;
 CR_TUNABLE_EX(spin_polls, COURIER_SPIN_POLLS, CR_TUNE_INT, "500", NULL, 1, 100000000,
               "empty progress rounds a waiting process spins before it yields its core, when every process has a core");
 CR_TUNABLE_EX(sleep_spin_polls, COURIER_SLEEP_SPIN_POLLS, CR_TUNE_INT, "10", NULL, 1, 100000000,
@@ -20,6 +20,9 @@ CR_TUNABLE_EX(sleep_spin_polls, COURIER_SLEEP_SPIN_POLLS, CR_TUNE_INT, "10", NUL
               "the core from the process being waited for");
 CR_TUNABLE_EX(yields, COURIER_YIELDS, CR_TUNE_INT, "4", NULL, 0, 1000000,
               "in sleep mode, how many times a waiting process yields its core before it sleeps");
+CR_TUNABLE_EX(crowd_polls, COURIER_THREAD_SPIN_POLLS, CR_TUNE_INT, "10", NULL, 1, 100000000,
+              "at MPI_THREAD_MULTIPLE, empty progress rounds a waiting thread spins before it yields its core "
+              "when other threads of its process wait in MPI calls too (instead of COURIER_SPIN_POLLS)");
 
 /* The hooks, as many as the layers register (a growing array: the round walks it in order). */
 static cr_progress_hook **hooks;
@@ -80,14 +83,17 @@ int cr_progress_poll(void)
 }
 
 /* One idle step of a wait: `idle` counts empty rounds since the last event. */
-static inline void idle_step(unsigned *idle, bool (*ready)(void *), void *arg)
+static inline void idle_step(unsigned *idle, bool (*ready)(void *), void *arg, bool crowded)
 {
     unsigned n = ++*idle;
     if (!cr_xport_should_sleep()) {
-        if (n >= (unsigned)spin_polls && (n - (unsigned)spin_polls) % 256 == 0) {
+        /* With other threads of this process in MPI calls too, the thread this one waits
+         * for may share its core: give it away early (after that, every 256 rounds alike). */
+        unsigned spin = crowded ? (unsigned)crowd_polls : (unsigned)spin_polls;
+        if (n >= spin && (n - spin) % 256 == 0) {
             yield_core();
             cr_thread_event(); /* other waiting threads look at their conditions now and then */
-            if ((n - (unsigned)spin_polls) % 65536 == 0)
+            if ((n - spin) % 65536 == 0)
                 cr_xport_watch(); /* a peer that died would leave this wait spinning for ever */
         }
         return;
@@ -129,7 +135,7 @@ __attribute__((noinline, cold)) static void wait_threads(bool (*ready)(void *), 
                 idle = 0;
                 cr_thread_event();
             } else if (!ready(arg)) {
-                idle_step(&idle, ready, arg);
+                idle_step(&idle, ready, arg, cr_thread_crowded());
             }
             cr_cs_yield();
         }
@@ -148,7 +154,7 @@ void cr_progress_wait(volatile int *flag)
         if (cr_progress())
             idle = 0;
         else if (!*flag)
-            idle_step(&idle, flag_set, (void *)flag);
+            idle_step(&idle, flag_set, (void *)flag, false);
     }
 }
 
@@ -168,6 +174,6 @@ void cr_progress_wait_until_pure(bool (*ready)(void *), void *arg)
         if (cr_progress())
             idle = 0;
         else if (!ready(arg))
-            idle_step(&idle, ready, arg);
+            idle_step(&idle, ready, arg, false);
     }
 }
