@@ -186,6 +186,8 @@ void cr_thread_wait_event(bool (*ready)(void *), void *arg, bool pure, unsigned 
 
 bool cr_thread_crowded(void)
 {
+    if (depth == 0) /* (a wait outside any call, at exit: nobody else is left) */
+        return false;
     return sleepers || atomic_load_explicit(&cs.next, memory_order_relaxed) !=
                            atomic_load_explicit(&cs.serving, memory_order_relaxed) + 1;
 }

@@ -87,8 +87,9 @@ enum { CR_POLLER_OTHER, CR_POLLER_MINE, CR_POLLER_ALREADY };
 int cr_thread_poller_claim(bool (*ready)(void *), void *arg, bool pure);
 void cr_thread_poller_drop(void);
 
-/* Under the section: other threads of this process wait in MPI calls too (asleep for an
- * event, or queued for the section). The poller then gives its core away sooner: the thread it
+/* Under the section: other threads of this process are in MPI calls too (asleep for an
+ * event, or queued for the section to start or go on with a call); false when the section is
+ * not held (a wait at exit, with no other thread left). The poller then gives its core away sooner: the thread it
  * waits for may be one of them, or share its core (doc/design/threads.md). */
 bool cr_thread_crowded(void);
 

@@ -93,9 +93,11 @@ static inline void idle_step(unsigned *idle, bool (*ready)(void *), void *arg, b
         if (n >= spin && (n - spin) % 256 == 0) {
             yield_core();
             cr_thread_event(); /* other waiting threads look at their conditions now and then */
-            if ((n - spin) % 65536 == 0)
-                cr_xport_watch(); /* a peer that died would leave this wait spinning for ever */
         }
+        /* Counted from the uncrowded threshold, which does not move while the crowd comes
+         * and goes: a peer that died would leave this wait spinning for ever. */
+        if (n >= (unsigned)spin_polls && (n - (unsigned)spin_polls) % 65536 == 0)
+            cr_xport_watch();
         return;
     }
     unsigned spin = (unsigned)sleep_spin_polls;
