@@ -66,8 +66,8 @@ static inline bool cr_coll_node_turn(cr_sched *s, cr_coll_node *st)
  * staged calls take different numbers of blocks count their blocks apart from then on (and,
  * for a scatter or gather where only some of them decide to copy in place, one side waits for
  * an offer or answers that never come: node_large.c decides by whole pieces, so sizes within a
- * staging window of each other meet). Large broadcasts and reductions (node_large.c's pieces
- * of n + 1 blocks) carry no sizes. */
+ * staging window of each other meet). Large broadcasts and reductions meet when their sizes
+ * take the same number of blocks (a broadcast) or of pieces of n + 1 blocks (a reduction). */
 #define CR_COLL_NODE_MARKED UINT64_MAX
 static inline uint64_t cr_coll_node_size_mark(const cr_sched *s, uint64_t bytes)
 {

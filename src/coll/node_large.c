@@ -20,8 +20,9 @@
  * has reached b + 1 - U: then the U blocks before it, whose places it would reuse, are free.
  * Block places are counted separately from block numbers (U is not a power of two, so b % U
  * would jump at the wrap); every process advances both in step. Beside each place the area
- * keeps a 64-bit size, which the exchanges' writers set for their first block of a call (node.h:
- * counts beside the data).
+ * keeps a 64-bit size, which the writers set for their first block of a call (node.h: counts
+ * beside the data): a broadcast's root for its first block, each process of a reduction for its
+ * slot of the first piece, the exchanges' writers for their first block.
  *
  * Broadcast: the root packs the message into consecutive blocks (as many as the ring allows:
  * it leaves as soon as everything is staged, like an eager send) and counts them in `staged`;
@@ -211,12 +212,16 @@ static int bcast_step(cr_sched *s, void *arg)
         if (s->rank == x->root) {
             if ((s->starting && *k > 0) || !ring_free(st, s->size, end))
                 break;
+            if (*k == 0) /* (its place is this call's until every process is done with the block) */
+                st->sizes[block_place(st, s->state[1], 0)] = cr_coll_node_size_mark(s, bytes);
             cr_dt_pack_shared(x->rbuf, x->count, x->dt, off, block_at(st, s->state[1], *k), len);
             publish(st, s->rank, DONE, end);
             publish_wake(st, s->rank, s->size, STAGED, end, true);
         } else {
             if (s->starting || !cr_coll_seq_reached(&st->large->lines[x->root].c[STAGED], end))
                 break;
+            if (*k == 0) /* (a mismatch: unpacks what its own count says, and says so at the end) */
+                cr_coll_node_check_size(s, x->root, st->sizes[block_place(st, s->state[1], 0)], bytes);
             cr_dt_unpack(x->rbuf, x->count, x->dt, off, block_at(st, s->state[1], *k), len);
             publish_wake(st, s->rank, s->size, DONE, end, false);
         }
@@ -295,6 +300,9 @@ static void stage(cr_sched *s, const pieces *g, uint32_t k)
     MPI_Count first, len, cfirst, clen;
     piece_of(g, k, s->rank, g->root_alone, &first, &len, &cfirst, &clen);
     char *slot = piece_block(s, g, k, (uint32_t)s->rank);
+    if (k == 0) /* the size of the whole vector, beside this process's first slot */
+        g->st->sizes[block_place(g->st, s->state[1], (uint64_t)s->rank)] =
+            cr_coll_node_size_mark(s, (uint64_t)g->count * g->esize);
     uint64_t off = (uint64_t)first * g->esize, ce = (uint64_t)(cfirst + clen) * g->esize, pb = (uint64_t)len * g->esize;
     if (!own_in_place(x)) { /* the whole piece */
         cr_dt_pack_shared(x->sbuf, x->count, x->dt, off, slot, pb);
@@ -338,7 +346,12 @@ static void combine(cr_sched *s, const pieces *g, uint32_t k)
     cr_sched_args *x = &s->args;
     MPI_Count first, len, cfirst, clen;
     piece_of(g, k, s->rank, g->root_alone, &first, &len, &cfirst, &clen);
-    if (clen == 0)
+    if (k == 0) /* (every process has staged piece 0: reduce_step waited for it) */
+        for (int j = 0; j < s->size; j++)
+            if (j != s->rank)
+                cr_coll_node_check_size(s, j, g->st->sizes[block_place(g->st, s->state[1], (uint64_t)j)],
+                                        (uint64_t)g->count * g->esize);
+    if (clen == 0 || s->err) /* (after a mismatch, the slots hold bytes nobody wrote: combine nothing) */
         return;
     uint64_t cs = (uint64_t)cfirst * g->esize, cb = (uint64_t)clen * g->esize;
     bool direct = combine_in_rbuf(s);

@@ -187,6 +187,30 @@ int main(int argc, char **argv)
         free(all), free(big);
     }
 
+    /* Large broadcasts and reductions go through the staging blocks in pieces (coll/node_large.c):
+     * the root's first block, and each process's slot of the first piece, carry the sizes. One
+     * process passes one element less, which takes as many blocks and pieces as the others. */
+    static const int large[] = {4000, 300000};
+    for (int c = 0; c < 2 && size > 1; c++) {
+        int n = large[c], last = size - 1;
+        int *v = calloc((size_t)n, sizeof *v), *w = calloc((size_t)n, sizeof *w);
+        rc = MPI_Bcast(v, rank == last ? n - 1 : n, MPI_INT, 0, MPI_COMM_WORLD);
+        CHECK(rank == last ? class_of(rc) == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS || class_of(rc) == MPI_ERR_TRUNCATE,
+              "MPI_Bcast of %d elements where rank %d passes %d: class %d at rank %d", n, last, n - 1, class_of(rc),
+              rank);
+        check_works(rank, size);
+        rc = MPI_Allreduce(v, w, rank == 0 ? n - 1 : n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(class_of(rc) == MPI_ERR_TRUNCATE || (rank == 0 && rc == MPI_SUCCESS),
+              "MPI_Allreduce of %d elements where rank 0 passes %d: class %d at rank %d", n, n - 1, class_of(rc), rank);
+        check_works(rank, size);
+        rc = MPI_Reduce(v, w, rank == last ? n - 1 : n, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        CHECK(rank == 0 ? class_of(rc) == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS || class_of(rc) == MPI_ERR_TRUNCATE,
+              "MPI_Reduce of %d elements where rank %d passes %d: class %d at rank %d", n, last, n - 1, class_of(rc),
+              rank);
+        check_works(rank, size);
+        free(v), free(w);
+    }
+
     /* A gather of 8 MiB or more in all is written straight into the root's buffer; here the
      * root receives exactly 8 MiB and the others send one element less (below 8 MiB): each
      * decides alike (by whole staging windows), and the root finds the mismatch. */
