@@ -9,8 +9,8 @@
  * algorithms (an allreduce of 1 element and one of 10 under COURIER_COLL_ALLREDUCE=rabenseifner,
  * which needs as many elements as processes), whose messages do not pair up; such a program
  * hangs as it does with MPICH (its errors/coll tests mark those xfail). The counts here differ
- * by no more than that: 1 element against 10, and at the end 600 and 300000 elements against
- * one fewer, which cross the node slots' size, the staging blocks' and the direct scatter's
+ * by no more than that: 1 element against 10, and at the end 600, 4000 and 300000 elements
+ * against one fewer, which cross the node slots' size, the staging blocks' and the direct scatter's
  * threshold alike at every process. */
 #include "mpitest.h"
 
