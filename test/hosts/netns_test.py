@@ -4,7 +4,9 @@ its own network stack, addresses 10.77.0.1-3 and its own host name), Courier's m
 the first and starts one proxy per host through test/hosts/ns_ssh (a stand-in for ssh), and the
 MPI test programs run with their ranks spread over the hosts in blocks: shared memory within a
 host, TCP between hosts. Each case makes its own namespaces and removes them, and everything in
-them, whatever happens (../shared/launch-ecosystem.md, section 3).
+them, whatever happens (../shared/launch-ecosystem.md, section 3): a case that is stopped by a
+signal it can catch cleans up on the way out, and the namespaces of a run killed outright (ctest's
+timeout sends SIGKILL) are removed by the next run, which finds their owner gone.
 
 usage: netns_test.py --bin BUILD/bin --mpi BUILD/test/mpi --prog LAUNCHER_PROG [--sanitized] CASE
        netns_test.py --list
@@ -15,6 +17,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -41,17 +44,60 @@ def sh(*cmd, ok=False):
     return p
 
 
+def remove_namespace(ns):
+    """Kills what runs in network namespace NS, then removes it and its /etc/netns files."""
+    for pid in sh("ip", "netns", "pids", ns, ok=True).stdout.split():
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+    sh("ip", "netns", "del", ns, ok=True)
+    shutil.rmtree(f"/etc/netns/{ns}", ignore_errors=True)
+
+
+def owner_alive(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"netns_test.py" in f.read()
+    except OSError:
+        return False
+
+
+def reap_stale_labs():
+    """Removes the namespaces of earlier runs whose netns_test.py is gone (killed by a signal it
+    could not catch), so a killed run leaves nothing behind for long. A namespace whose owner's
+    pid now belongs to another netns_test.py is left alone: it may be that run's own."""
+    for line in sh("ip", "netns", "list", ok=True).stdout.splitlines():
+        name = line.split()[0] if line.split() else ""
+        m = Lab.NAME.match(name)
+        if m and int(m.group(1)) != os.getpid() and not owner_alive(int(m.group(1))):
+            remove_namespace(name)
+
+
 class Lab:
     """Namespaces <prefix>h1..h3 on a bridge in <prefix>lab; names unique to this process."""
 
+    # c<pid of the netns_test.py that made it>-<name>: the owner's pid lets a later run tell the
+    # namespaces of a live run from those of a dead one (reap_stale_labs)
+    NAME = re.compile(r"^c(\d+)-(lab|h\d+|probe)$")
+
     def __init__(self, hosts=3):
-        tag = f"c{os.getpid() % 100000}"
+        tag = f"c{os.getpid()}"
         self.prefix = tag + "-"
         self.lab = tag + "-lab"
         self.hosts = [f"h{i}" for i in range(1, hosts + 1)]
         self.made = []
 
     def __enter__(self):
+        # `with` calls __exit__ only once __enter__ has returned: a step that fails part-way
+        # removes what the earlier steps made
+        try:
+            return self._make()
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def _make(self):
         sh("ip", "netns", "add", self.lab)
         self.made.append(self.lab)
         sh("ip", "-n", self.lab, "link", "add", "br0", "type", "bridge")
@@ -77,14 +123,8 @@ class Lab:
 
     def __exit__(self, *exc):
         for ns in reversed(self.made):
-            pids = sh("ip", "netns", "pids", ns, ok=True).stdout.split()
-            for pid in pids:
-                try:
-                    os.kill(int(pid), 9)
-                except OSError:
-                    pass
-            sh("ip", "netns", "del", ns, ok=True)
-            shutil.rmtree(f"/etc/netns/{ns}", ignore_errors=True)
+            remove_namespace(ns)
+        self.made = []
         return False
 
     def leftovers(self):
@@ -352,6 +392,10 @@ class Skip(Exception):
     pass
 
 
+def on_stop_signal(signum, frame):
+    raise Failure(f"stopped by signal {signum}")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser()
@@ -369,11 +413,16 @@ def main():
     if os.geteuid() != 0 or not shutil.which("ip") or not shutil.which("unshare"):
         print(f"SKIP {ARGS.case}: needs root, ip and unshare to make network namespaces")
         return SKIP
-    probe = f"c{os.getpid() % 100000}-probe"
+    probe = f"c{os.getpid()}-probe"
     if subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode != 0:
         print(f"SKIP {ARGS.case}: cannot make network namespaces here")
         return SKIP
     subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    reap_stale_labs()
+    # a stop asked by a signal (ctest interrupted, a terminal closed) unwinds through the Lab's
+    # __exit__ like any failure
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, on_stop_signal)
     try:
         CASES[ARGS.case]()
     except Skip as s:
