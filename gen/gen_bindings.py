@@ -264,7 +264,8 @@ def full_name(f):
 
 def gen_quick(funcs, f, opts, full):
     """The entry point of a procedure with a quick path (override key `quick`): when threads are
-    not at MPI_THREAD_MULTIPLE, MPI is running and every handle resolves inline, it hands the
+    not at MPI_THREAD_MULTIPLE (or at any level, with `quick_threads`), MPI is running and every
+    handle resolves inline, it hands the
     objects to the implementation's quick function, which completes the common case and returns
     true, or returns false having done nothing; anything else goes to the full entry point
     (`full`, every check and the error path), by a tail call. The quick part makes no call, so
@@ -278,8 +279,13 @@ def gen_quick(funcs, f, opts, full):
     if "_l" in args or "cr_cvec" in args:
         sys.exit(f"gen: {f.base}: `quick` passes arguments as they come (no narrowed outputs, no count arrays)")
     lines = [f"CR_API {f.proto('PMPI_')}", "{"]
-    # One test after another, each going to the full entry point at once when it fails.
-    lines.append("    if (CR_UNLIKELY(cr_thread_multiple || !cr_mpi_running()))")
+    # One test after another, each going to the full entry point at once when it fails. A quick
+    # function that is safe outside the critical section (`quick_threads`) runs at
+    # MPI_THREAD_MULTIPLE too, with no section: it locks what it touches itself.
+    if opts.get("quick_threads"):
+        lines.append("    if (CR_UNLIKELY(!cr_mpi_running()))")
+    else:
+        lines.append("    if (CR_UNLIKELY(cr_thread_multiple || !cr_mpi_running()))")
     lines.append("        goto full;")
     for p in f.params:
         if p.name in nocheck or p.kind == "VARARGS" or not is_handle_in(p, opts):

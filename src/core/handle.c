@@ -25,25 +25,27 @@ void cr_handle_predefine(cr_obj *obj, uintptr_t handle, cr_kind kind)
 
 static int pool_grow(cr_pool *p)
 {
-    if (p->capacity + CR_POOL_CHUNK > CR_HANDLE_INDEX_MASK)
+    uint32_t capacity = atomic_load_explicit(&p->capacity, memory_order_relaxed);
+    if (capacity + CR_POOL_CHUNK > CR_HANDLE_INDEX_MASK)
         return -1;
-    char **chunks = realloc(p->chunks, (p->nchunks + 1) * sizeof(*chunks));
-    if (!chunks)
+    /* The whole directory at once (512 KiB of address space, of which the kernel backs only
+     * the pages used: a page per 512 chunks), so that it never moves under a lookup made
+     * outside the critical section (handle.h, cr_pool). */
+    if (!p->chunks && !(p->chunks = calloc(CR_POOL_MAX_CHUNKS, sizeof *p->chunks)))
         return -1;
-    p->chunks = chunks;
     char *c = calloc(CR_POOL_CHUNK, p->objsize);
     if (!c)
         return -1;
     p->chunks[p->nchunks++] = c;
     /* Thread the new slots onto the free list in index order, so handles are handed out low
      * first (easier to read in a debugger). */
-    uint32_t base = p->capacity;
+    uint32_t base = capacity;
     for (uint32_t i = CR_POOL_CHUNK; i-- > 0;) {
         cr_obj *o = (cr_obj *)(c + (size_t)i * p->objsize);
         o->next_free = p->free_head;
         p->free_head = base + i + 1;
     }
-    p->capacity += CR_POOL_CHUNK;
+    atomic_store_explicit(&p->capacity, capacity + CR_POOL_CHUNK, memory_order_release);
     return 0;
 }
 

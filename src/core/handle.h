@@ -19,6 +19,7 @@
 
 #include "base.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 typedef enum {
@@ -53,18 +54,26 @@ typedef struct cr_obj {
 /* Predefined objects, indexed by their ABI handle value. */
 extern cr_obj *cr_handle_predef[CR_HANDLE_PREDEF_MAX];
 
+/* A kind's objects, in chunks of CR_POOL_CHUNK slots. Lookups (cr_handle_get) may run outside
+ * the critical section of MPI_THREAD_MULTIPLE (the quick entry points of sends), while a
+ * thread inside it grows the pool: so the chunk directory, made whole at the first growth,
+ * never moves, and `capacity` is published with release after the chunk's entry and read with
+ * acquire (a valid handle's chunk is ordered before the lookup by the caller's own
+ * synchronisation with the handle's maker anyway; a garbage handle in a chunk being added must
+ * not find its entry still NULL). Everything else is the section's. (Both plain moves on x86.) */
 typedef struct cr_pool {
     size_t objsize;
     uint8_t kind;
     uint32_t nchunks;
-    uint32_t capacity;   /* slots allocated so far */
+    _Atomic uint32_t capacity; /* slots allocated so far */
     uint32_t free_head;  /* index + 1 of the first free slot, 0 when none */
     uint32_t live;       /* objects in use, for leak reports */
-    char **chunks;
+    char **chunks;       /* CR_POOL_MAX_CHUNKS entries once the pool has grown */
 } cr_pool;
 
 #define CR_POOL_CHUNK_SHIFT 8
 #define CR_POOL_CHUNK (1u << CR_POOL_CHUNK_SHIFT)
+#define CR_POOL_MAX_CHUNKS ((CR_HANDLE_INDEX_MASK + 1u) >> CR_POOL_CHUNK_SHIFT)
 
 extern cr_pool cr_pools[CR_KIND_COUNT];
 
@@ -148,7 +157,7 @@ static inline void *cr_handle_get(uintptr_t h, cr_kind kind)
         if (CR_UNLIKELY(k != (uint32_t)kind || h > UINT32_MAX))
             return NULL;
         const cr_pool *p = &cr_pools[kind];
-        if (CR_UNLIKELY(i >= p->capacity))
+        if (CR_UNLIKELY(i >= atomic_load_explicit(&p->capacity, memory_order_acquire)))
             return NULL;
         o = (cr_obj *)cr_pool_slot(p, i);
     }

@@ -113,6 +113,19 @@ static void give(void)
         futex(&cs.serving, FUTEX_WAKE, INT_MAX, NULL);
 }
 
+void cr_spin_lock_slow(cr_spin *s)
+{
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            if (!atomic_load_explicit(&s->held, memory_order_relaxed) &&
+                !atomic_exchange_explicit(&s->held, 1, memory_order_acquire))
+                return;
+            __builtin_ia32_pause();
+        }
+        sched_yield(); /* the holder may be waiting for this core */
+    }
+}
+
 void cr_cs_lock_slow(void)
 {
     if (depth++ == 0)

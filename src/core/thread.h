@@ -9,7 +9,9 @@
  *   - every MPI entry point holds the critical section while it runs (the generated bindings
  *     enter and leave it), so every structure of the library is read and written by one
  *     thread at a time; it is recursive per thread (an error handler, a user reduction or an
- *     attribute callback may call MPI again);
+ *     attribute callback may call MPI again). The exception: the quick entry points of small
+ *     sends run outside it, and touch only what a cr_spin of their destination guards (which
+ *     code inside the section takes too), atomics, and what is read-only while they run;
  *   - a thread that waits inside a call lets go of the section between progress rounds and
  *     while it sleeps, so other threads' calls run meanwhile; whatever it holds across that
  *     gap lives on its own stack or in objects the user may not touch while the call runs;
@@ -92,6 +94,30 @@ void cr_thread_poller_drop(void);
  * not held (a wait at exit, with no other thread left). The poller then gives its core away sooner: the thread it
  * waits for may be one of them, or share its core (doc/design/threads.md). */
 bool cr_thread_crowded(void);
+
+/* A lock for a small piece of state that threads reach outside the critical section too (at
+ * MPI_THREAD_MULTIPLE only: point-to-point's per-destination send state, doc/design/threads.md).
+ * Held for a frame's copy at most, never across a call that may take the section, another
+ * cr_spin or user code; so a thread that holds the section may take one, and one that holds
+ * one never waits for the section. A waiter spins a little, then yields its core: with more
+ * threads than cores, the holder may be waiting for one. A line of its own each. */
+typedef struct cr_spin {
+    _Alignas(64) atomic_uint held;
+} cr_spin;
+
+void cr_spin_lock_slow(cr_spin *s);
+
+static inline void cr_spin_lock(cr_spin *s)
+{
+    if (CR_LIKELY(!atomic_exchange_explicit(&s->held, 1, memory_order_acquire)))
+        return;
+    cr_spin_lock_slow(s);
+}
+
+static inline void cr_spin_unlock(cr_spin *s)
+{
+    atomic_store_explicit(&s->held, 0, memory_order_release);
+}
 
 /* Registered by the transport: wakes the poller if it sleeps on the doorbell (called when an
  * event was reported and the section is left). */

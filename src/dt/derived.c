@@ -838,10 +838,10 @@ int cr_mpi_type_set_name(cr_dtype *dt, const char *name)
             return cr_err(MPI_ERR_NO_MEM, "out of memory for a datatype name");
         memcpy(copy, name, len);
         copy[len] = 0;
-        if (dt->flags & CR_DT_NAME_OWNED)
+        if (dt->name_owned)
             free((char *)dt->name);
         dt->name = copy;
-        dt->flags |= CR_DT_NAME_OWNED;
+        dt->name_owned = 1;
         return MPI_SUCCESS;
     }
     snprintf(dt->d->name, sizeof dt->d->name, "%s", name);
@@ -857,9 +857,9 @@ int cr_mpi_type_get_name(cr_dtype *dt, char *name, int *resultlen)
     const char *n = dt->d ? dt->d->name : dt->name ? dt->name : "";
     /* Synonyms share one handle in the ABI: MPI_Type_get_name answers with the standard's main
      * name, as MPICH does (error messages keep the other spelling, which users write as often). */
-    if (!(dt->flags & CR_DT_NAME_OWNED) && dt->obj.handle == (uintptr_t)MPI_LONG_LONG_INT)
+    if (!dt->name_owned && dt->obj.handle == (uintptr_t)MPI_LONG_LONG_INT)
         n = "MPI_LONG_LONG_INT";
-    else if (!(dt->flags & CR_DT_NAME_OWNED) && dt->obj.handle == (uintptr_t)MPI_C_COMPLEX)
+    else if (!dt->name_owned && dt->obj.handle == (uintptr_t)MPI_C_COMPLEX)
         n = "MPI_C_COMPLEX";
     *resultlen = snprintf(name, MPI_MAX_OBJECT_NAME, "%s", n);
     if (*resultlen >= MPI_MAX_OBJECT_NAME)

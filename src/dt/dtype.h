@@ -71,7 +71,6 @@ enum {
     CR_DT_COMMITTED = 2,
     CR_DT_PREDEFINED = 4,
     CR_DT_EXPLICIT_BOUNDS = 8, /* its bounds were set by MPI_Type_create_resized (or it holds such a type) */
-    CR_DT_NAME_OWNED = 16,     /* predefined: `name` was set by MPI_Type_set_name and is malloc'd */
     CR_DT_ONE_RUN = 32,        /* an element's data is one run of `size` bytes at true_lb (a row of a
                                 * subarray, say), whatever its extent */
 };
@@ -82,6 +81,10 @@ typedef struct cr_dtype {
     uint8_t basic;        /* cr_basic */
     uint8_t category;     /* cr_dt_category */
     uint8_t align;        /* the largest alignment of its basic types: a struct's extent is padded to it */
+    /* predefined: `name` was set by MPI_Type_set_name and is malloc'd. Not a bit of `flags`:
+     * a predefined type may be renamed while other threads send it outside the critical
+     * section, reading `flags` (doc/design/threads.md, "Sends outside the section") */
+    uint8_t name_owned;
     MPI_Count size;       /* bytes of data in one element */
     MPI_Aint lb, extent;
     MPI_Aint true_lb, true_extent;

@@ -79,6 +79,23 @@ static bool isend_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, 
     return false;
 }
 
+/* The quick entry points (gen/overrides/pt2pt.toml): handles resolved, nothing else checked;
+ * at MPI_THREAD_MULTIPLE outside the critical section. A send that completes at once gets the
+ * shared request that is always complete, as isend_now gives. */
+bool cr_mpi_send_quick(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm)
+{
+    return cr_pt2pt_send_quick(buf, count, dt, dest, tag, comm);
+}
+
+bool cr_mpi_isend_quick(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm,
+                        MPI_Request *req)
+{
+    if (CR_UNLIKELY(!req) || !cr_pt2pt_send_quick(buf, count, dt, dest, tag, comm))
+        return false;
+    *req = cr_request_handle(cr_request_sent);
+    return true;
+}
+
 int cr_mpi_isend(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, MPI_Request *req)
 {
     if (isend_now(buf, count, dt, dest, tag, comm, req))

@@ -4,7 +4,13 @@
  *
  * Sending: a frame goes straight to the transport when nothing waits before it for the same
  * destination and the transport has room; otherwise it joins that destination's FIFO of
- * pending frames, which the progress hook drains in order. */
+ * pending frames, which the progress hook drains in order.
+ *
+ * At MPI_THREAD_MULTIPLE, small contiguous sends (MPI_Send, MPI_Isend and their ready forms)
+ * run outside the critical section (cr_pt2pt_send_quick), so threads sending to different
+ * processes run in parallel. What such a send touches, the destination's send queue, its credit
+ * and the transport's way there, is the destination's send lock's (send_locks); code inside
+ * the section takes that lock too whenever it touches them. Everything else stays the section's. */
 #include "pt2pt.h"
 
 #include "match.h"
@@ -13,10 +19,12 @@
 #include "core/error.h"
 #include "core/pvar.h"
 #include "core/runtime.h"
+#include "core/thread.h"
 #include "xport/xport.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static int64_t eager_max, long_max, unexp_budget;
@@ -32,6 +40,25 @@ CR_TUNABLE_EX(eager_max, COURIER_EAGER_MAX, CR_TUNE_SIZE, "16K", NULL, 0, 1 << 3
               "long eager or by rendezvous (limited by the transport's frame size)");
 
 _Static_assert(sizeof(cr_penv) == sizeof(cr_xenv), "the pt2pt envelope fills a transport envelope");
+
+/* ----------------------------------------------------------------- per-destination send locks */
+
+/* Per world rank, at MPI_THREAD_MULTIPLE only: OQ.head/tail[dst], CR.used[dst] and the
+ * transport's sends to dst (see the top of the file). Never held across send_done (a
+ * completion may send again) or while taking another. */
+static cr_spin *send_locks;
+
+static CR_ALWAYS_INLINE void dst_lock(int dst)
+{
+    if (CR_UNLIKELY(cr_thread_multiple))
+        cr_spin_lock(&send_locks[dst]);
+}
+
+static CR_ALWAYS_INLINE void dst_unlock(int dst)
+{
+    if (CR_UNLIKELY(cr_thread_multiple))
+        cr_spin_unlock(&send_locks[dst]);
+}
 
 /* ----------------------------------------------------------------- credits */
 
@@ -68,7 +95,10 @@ static inline void credit_refund(int dst, uint64_t bytes)
 static bool credit_send(int src)
 {
     cr_penv env = {.type = P_CREDIT, .a = CR.taken[src]};
-    if (!cr_xport_send(src, CR_XCLASS_PT2PT, (cr_xenv *)&env, NULL, 0, NULL, 0))
+    dst_lock(src);
+    bool sent = cr_xport_send(src, CR_XCLASS_PT2PT, (cr_xenv *)&env, NULL, 0, NULL, 0);
+    dst_unlock(src);
+    if (!sent)
         return false;
     CR.taken[src] = 0;
     return true;
@@ -357,14 +387,19 @@ static inline bool completes_send(const cr_penv *env, const cr_request *req)
 /* Sends a frame now if its turn has come and there is room, else queues it. */
 static void send_frame(int dst, cr_penv *env, cr_request *req, const ctl_words *words)
 {
+    bool done = false;
+    dst_lock(dst);
     if (oq_empty(dst) && try_send(dst, env, req, words)) {
         if (is_stream(env) && req->offset < req->bytes)
             oq_push(dst, env, req, NULL); /* the rest of the stream */
-        else if (completes_send(env, req))
-            send_done(req);
-        return;
+        else
+            done = completes_send(env, req);
+    } else {
+        oq_push(dst, env, req, words);
     }
-    oq_push(dst, env, req, words);
+    dst_unlock(dst);
+    if (done)
+        send_done(req);
 }
 
 /* Progress hook: drains the pending frames of every destination, in order. */
@@ -374,7 +409,10 @@ static int oq_progress(void)
     if (!OQ.busy)
         return sent;
     for (int dst = 0; dst < cr_rt.size; dst++) {
+        if (!OQ.head[dst]) /* (only code in the section changes a queue: no lock to look) */
+            continue;
         outq_item *it;
+        dst_lock(dst);
         while ((it = OQ.head[dst]) != NULL) {
             if (!try_send(dst, &it->env, it->req, &it->words))
                 break;
@@ -384,10 +422,14 @@ static int oq_progress(void)
             OQ.head[dst] = it->next;
             if (!OQ.head[dst])
                 OQ.busy--;
-            if (completes_send(&it->env, it->req))
+            if (completes_send(&it->env, it->req)) {
+                dst_unlock(dst);
                 send_done(it->req);
+                dst_lock(dst);
+            }
             free(it);
         }
+        dst_unlock(dst);
     }
     return sent;
 }
@@ -888,7 +930,9 @@ static void on_frame(const cr_xframe *f)
         on_long_rest(f, env->a, env->b);
         break;
     case P_CREDIT:
+        dst_lock(f->src);
         CR.used[f->src] -= env->a;
+        dst_unlock(f->src);
         break;
     case P_FIN:
         if (CR_UNLIKELY(((cr_request *)(uintptr_t)env->b)->offset == SPLIT_WRITE_FAILED))
@@ -1006,8 +1050,13 @@ int cr_pt2pt_send_start(cr_request *r)
      * (synchronous eager, rendezvous): a cancel request names a message by it. */
     cr_penv env = {.ctx = r->ctx, .src = c->rank, .tag = r->tag, .a = r->bytes, .b = (uintptr_t)r};
     bool eager = eager_fits(dst, r->bytes, r->mode == CR_MODE_SYNC), long_eager = !eager && r->bytes <= (uint64_t)long_max && r->mode != CR_MODE_SYNC;
-    if ((eager || long_eager) && !credit_take(dst, r->bytes))
-        eager = long_eager = false; /* the receiver holds enough of our early messages: rendezvous */
+    if (eager || long_eager) {
+        dst_lock(dst);
+        bool credited = credit_take(dst, r->bytes);
+        dst_unlock(dst);
+        if (!credited)
+            eager = long_eager = false; /* the receiver holds enough of our early messages: rendezvous */
+    }
     if (eager) {
         env.type = P_EAGER;
         env.flags = r->mode == CR_MODE_SYNC ? PF_SYNC : 0;
@@ -1095,6 +1144,7 @@ int cr_pt2pt_cancel(cr_request *r)
     }
     /* A send not yet on the wire is simply withdrawn. */
     int dst = r->world_peer;
+    dst_lock(dst);
     for (outq_item **it = &OQ.head[dst]; *it; it = &(*it)->next) {
         uint8_t t = (*it)->env.type;
         if ((*it)->req == r && (t == P_EAGER || t == P_RTS || (t == P_LONG && r->offset == 0))) {
@@ -1109,12 +1159,14 @@ int cr_pt2pt_cancel(cr_request *r)
                 OQ.busy--;
             if (t != P_RTS)
                 credit_refund(dst, r->bytes);
+            dst_unlock(dst);
             free(gone);
             r->status.MPI_internal[2] = 1;
             send_done(r);
             return MPI_SUCCESS;
         }
     }
+    dst_unlock(dst);
     /* On the wire, not yet matched (a rendezvous or a synchronous eager send): ask the
      * receiver to drop it. The answer completes the request, cancelled or not. */
     if ((r->proto == P_RTS || (r->proto == P_EAGER && r->mode == CR_MODE_SYNC)) && r->cancel == CANCEL_NONE) {
@@ -1132,19 +1184,42 @@ int cr_pt2pt_cancel(cr_request *r)
 
 /* ----------------------------------------------------------------- blocking helpers */
 
-bool cr_pt2pt_send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx)
+/* A small contiguous message, nothing queued before it, room to send: sent, and true.
+ * `outside`: called outside the critical section (cr_pt2pt_send_quick), where at
+ * MPI_THREAD_MULTIPLE only what the transport can send there goes. */
+static CR_ALWAYS_INLINE bool send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm,
+                                      uint32_t ctx, bool outside)
 {
-    /* A small contiguous message, nothing queued before it, room to send. */
     int dst = cr_comm_peer_world(comm, dest);
     uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
-    if (CR_LIKELY(cr_dtype_is_contig_n(dt, count) && oq_empty(dst) && eager_fits(dst, bytes, false) &&
-                  credit_take(dst, bytes))) {
+    if (CR_UNLIKELY(!cr_dtype_is_contig_n(dt, count)))
+        return false;
+    if (outside && CR_UNLIKELY(cr_thread_multiple) && bytes >= cr_xport_parallel_below(dst))
+        return false;
+    bool sent = false;
+    dst_lock(dst);
+    if (CR_LIKELY(oq_empty(dst) && eager_fits(dst, bytes, false) && credit_take(dst, bytes))) {
         cr_penv env = {.ctx = ctx, .src = comm->rank, .tag = tag, .type = P_EAGER, .a = bytes};
-        if (cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0))
-            return true;
-        credit_refund(dst, bytes); /* the request path counts it again */
+        sent = cr_xport_send(dst, CR_XCLASS_PT2PT, (cr_xenv *)&env, (const char *)buf + dt->true_lb, bytes, NULL, 0);
+        if (!sent)
+            credit_refund(dst, bytes); /* the request path counts it again */
     }
-    return false;
+    dst_unlock(dst);
+    return sent;
+}
+
+bool cr_pt2pt_send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx)
+{
+    return send_now(buf, count, dt, dest, tag, comm, ctx, false);
+}
+
+bool cr_pt2pt_send_quick(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm)
+{
+    /* what the full entry point would reject goes there, to be raised with its message */
+    if (CR_UNLIKELY(count < 0 || tag < 0 || (unsigned)dest >= (unsigned)comm->remote_size ||
+                    (!buf && count && cr_dtype_starts_at_buffer(dt))))
+        return false;
+    return send_now(buf, count, dt, dest, tag, comm, comm->ctx, true);
 }
 
 int cr_pt2pt_send(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx,
@@ -1193,7 +1268,10 @@ int cr_pt2pt_init(void)
     longs = calloc((size_t)cr_rt.size, sizeof *longs);
     CR.used = calloc((size_t)cr_rt.size, sizeof *CR.used);
     CR.taken = calloc((size_t)cr_rt.size, sizeof *CR.taken);
-    if (!OQ.head || !OQ.tail || !longs || !CR.used || !CR.taken)
+    send_locks = aligned_alloc(_Alignof(cr_spin), (size_t)cr_rt.size * sizeof *send_locks);
+    if (send_locks)
+        memset(send_locks, 0, (size_t)cr_rt.size * sizeof *send_locks);
+    if (!OQ.head || !OQ.tail || !longs || !CR.used || !CR.taken || !send_locks)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for %d send queues", cr_rt.size);
     cr_xport_set_handler(CR_XCLASS_PT2PT, on_frame);
     cr_xport_set_placer(CR_XCLASS_PT2PT, place_frame);
@@ -1225,5 +1303,7 @@ void cr_pt2pt_finalize(void)
     free(CR.used);
     free(CR.taken);
     CR.used = CR.taken = NULL;
+    free(send_locks);
+    send_locks = NULL;
     CR.returns_waiting = 0;
 }

@@ -79,6 +79,11 @@ int cr_pt2pt_send_start(cr_request *r);
  * frame, with no request, when nothing is queued before it and there is room; false when the
  * message must take the request path. `dest` is not MPI_PROC_NULL. */
 bool cr_pt2pt_send_now(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm, uint32_t ctx);
+/* cr_pt2pt_send_now for the quick entry points of MPI_Send and MPI_Isend (and the ready forms),
+ * which resolved the handles and checked nothing else: declines (false, nothing done) whatever
+ * the full entry point would reject. At MPI_THREAD_MULTIPLE it runs outside the critical
+ * section, for messages the transport to `dest` can send there (cr_xport_parallel_below). */
+bool cr_pt2pt_send_quick(const void *buf, MPI_Count count, cr_dtype *dt, int dest, int tag, cr_comm *comm);
 /* Posts a receive: r has kind RECV and comm, buf, count, dt, peer (source), tag set. */
 int cr_pt2pt_recv_post(cr_request *r);
 /* Receives a message taken by MPI_Mprobe into r (kind RECV, with buf, count, dt set). */

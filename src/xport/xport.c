@@ -261,6 +261,11 @@ size_t cr_xport_max_frame(int dst)
     return r->ops->max_frame(r->peer);
 }
 
+size_t cr_xport_parallel_below(int dst)
+{
+    return X.routes[dst].ops->parallel_below;
+}
+
 size_t cr_xport_stream_frame(int dst, uint64_t bytes)
 {
     const route *r = &X.routes[dst];

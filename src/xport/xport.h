@@ -112,6 +112,8 @@ typedef struct cr_xport_ops {
     /* optional (NULL: send copies): see cr_xport_send_lent */
     cr_xsend_result (*send_lent)(int peer, cr_xclass cls, const cr_xenv *env, const void *p, size_t n,
                                  void (*done)(void *), void *arg);
+    /* see cr_xport_parallel_below (0, the default: never) */
+    size_t parallel_below;
 } cr_xport_ops;
 
 /* Sends one frame to world rank `dst`, or returns false (nothing sent) when the way there is
@@ -119,6 +121,11 @@ typedef struct cr_xport_ops {
  * cr_xport_max_frame(dst). Two payload pieces are sent back to back (header + data). */
 bool cr_xport_send(int dst, cr_xclass cls, const cr_xenv *env, const void *p1, size_t n1, const void *p2, size_t n2);
 size_t cr_xport_max_frame(int dst);
+/* Frames to `dst` whose payload is smaller than this may be sent by cr_xport_send outside the
+ * critical section of MPI_THREAD_MULTIPLE, while other threads run the transport inside it
+ * (its progress, its sends to other processes), provided the callers serialise their sends to
+ * `dst` among themselves; 0 when the transport to `dst` needs the section for every send. */
+size_t cr_xport_parallel_below(int dst);
 /* The frame size for the pieces of a message of `bytes` streamed to `dst` (at most max_frame;
  * at least `bytes` when the transport would rather send it in one frame): a transport whose two
  * ends copy at once (rings) gains from pieces, so that the receiver copies one out while the

@@ -157,6 +157,9 @@ typedef struct in_ring {
     uint64_t pos;
     uint32_t seq; /* commit word of the next frame */
     int world_src;
+    /* `seq` as our senders see it (frame_begin: has the peer sent since our last frame?): a
+     * copy they may read outside the critical section while drain moves on (cr_xport_parallel_below) */
+    _Atomic uint32_t seq_seen;
 } in_ring;
 
 static struct {
@@ -180,7 +183,7 @@ static struct {
     bool split_forced; /* COURIER_SHM_CMA=split: both copy a part, whatever the sender does */
     cr_seg_layout layout; /* the segment's regions */
     bool eventfd_bell; /* our doorbell is the eventfd in our epoll set (xport/wait.h) */
-    int *peer_bells;   /* per process: 0 not fetched yet, -1 unreachable, else its eventfd + 1 in our table */
+    _Atomic int *peer_bells; /* per process: 0 not fetched yet, -1 unreachable, else its eventfd + 1 in our table */
     int poll_start;
     int watch_ep;      /* epoll set of the watched peers' pidfds (-1: none watched) */
     int nwatch;        /* pidfds in it */
@@ -263,7 +266,7 @@ static int futex(atomic_uint *addr, int op, unsigned val, const struct timespec 
  * peer is told to sleep on its futex instead, and is rung there from then on. */
 static int peer_bell(shm_proc *p)
 {
-    int i = (int)(p - S.procs), v = S.peer_bells ? S.peer_bells[i] : -1;
+    int i = (int)(p - S.procs), v = S.peer_bells ? atomic_load_explicit(&S.peer_bells[i], memory_order_acquire) : -1;
     if (v != 0)
         return v > 0 ? v - 1 : -1;
     int fd = -1;
@@ -276,10 +279,18 @@ static int peer_bell(shm_proc *p)
         }
     }
 #endif
-    if (fd < 0)
+    /* Two threads may fetch it at once (senders to this peer outside the critical section, a
+     * wake-up of the node inside it): the first to install its result wins, the other closes
+     * its copy. The peer is told to sleep on its futex only when "unreachable" is what stays. */
+    int got = 0;
+    if (atomic_compare_exchange_strong_explicit(&S.peer_bells[i], &got, fd < 0 ? -1 : fd + 1, memory_order_acq_rel,
+                                                memory_order_acquire))
+        got = fd < 0 ? -1 : fd + 1;
+    else if (fd >= 0)
+        close(fd);
+    if (got < 0)
         atomic_store_explicit(&p->futex_only, 1, memory_order_seq_cst);
-    S.peer_bells[i] = fd < 0 ? -1 : fd + 1;
-    return fd;
+    return got > 0 ? got - 1 : -1;
 }
 
 static void ring_bell(shm_proc *p)
@@ -465,7 +476,7 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, bool job_barrier, c
         uint32_t first = cr_shm_seq_start();
         S.out[p] = (out_ring){.cells = rings + to * S.ring_bytes, .ctrl = &ctrl[to], .peer = &S.procs[p], .seq = first};
         S.in[p] = (in_ring){rings + from * S.ring_bytes, &ctrl[from], &S.procs[p], 0, first,
-                            local_world_ranks[p]};
+                            local_world_ranks[p], first};
     }
     /* Every process's CPU mask is needed, and every one must decide alike (a sender that does
      * not look for sleepers must never face one that sleeps): wait for all to have attached. */
@@ -511,7 +522,7 @@ void cr_shm_finalize(void)
     for (int p = 0; S.peer_bells && p < S.n; p++)
         if (S.peer_bells[p] > 0)
             close(S.peer_bells[p] - 1);
-    free(S.peer_bells);
+    free((void *)S.peer_bells);
     S.peer_bells = NULL;
     cr_wait_finalize();
     S.nactive = 0;
@@ -677,8 +688,9 @@ static CR_ALWAYS_INLINE frame_hdr *frame_begin(out_ring *o, int peer, cr_xclass 
     if (CR_UNLIKELY(!o->announced))
         announce(peer);
     uint64_t need = cells_for(len);
-    if (S.in[peer].seq != o->answers_seen) { /* the peer answered since our last frame */
-        o->answers_seen = S.in[peer].seq;
+    uint32_t answered = atomic_load_explicit(&S.in[peer].seq_seen, memory_order_relaxed);
+    if (answered != o->answers_seen) { /* the peer answered since our last frame */
+        o->answers_seen = answered;
         /* (need <= head & mask: the cells from the start to the head are the room the frame
          * has until the receiver reads the rewind; it never waits for them) */
         if (len >= REWIND_MIN && len <= (uint64_t)tune_rewind && o->burst * CELL <= (uint64_t)tune_rewind &&
@@ -796,6 +808,7 @@ static int drain(in_ring *r)
         if (CR_UNLIKELY((h->len_cls >> 24) == REWIND_CLASS)) {
             r->pos = (r->pos | S.mask) + 1;
             r->seq = next_seq(r->seq);
+            atomic_store_explicit(&r->seq_seen, r->seq, memory_order_relaxed);
             atomic_store_explicit(&r->ctrl->tail, r->pos, memory_order_release);
             continue;
         }
@@ -804,6 +817,7 @@ static int drain(in_ring *r)
         cr_xport_deliver(&f);
         r->pos += cells_for(len);
         r->seq = next_seq(r->seq);
+        atomic_store_explicit(&r->seq_seen, r->seq, memory_order_relaxed);
         atomic_store_explicit(&r->ctrl->tail, r->pos, memory_order_release);
         got++;
     }
@@ -1030,6 +1044,10 @@ static int shm_write(int peer, const struct iovec *liov, int nl, const struct io
     return shm_move(peer, liov, nl, riov, nr, true);
 }
 
+/* parallel_below: a frame below REWIND_MIN bytes copies with cr_copy (no shared state, as
+ * cr_copy_shared's timing has) and never rewinds (no shared counter); everything else it
+ * touches is the destination's ring (the caller's lock), atomics, or read-only after MPI_Init. */
 const cr_xport_ops cr_shm_ops = {"shm",    shm_send,     shm_send_gather, shm_max_frame, shm_stream_frame,
                                  shm_read, shm_write,    shm_can_read,    shm_pull_preferred,
-                                 shm_split_preferred};
+                                 shm_split_preferred, .parallel_below = REWIND_MIN};
+_Static_assert(REWIND_MIN <= CR_COPY_SHARED_SMALL, "frames sent outside the section copy with cr_copy");

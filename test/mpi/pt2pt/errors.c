@@ -7,10 +7,11 @@
  * contiguous and not; the status's MPI_ERROR; no byte written past the
  * buffer; the sender completes normally; later messages flow), and MPI_ERR_IN_STATUS with
  * per-request MPI_ERROR from MPI_Waitall/Testall/Waitsome. Ranks pair up (0-1, 2-3, ...; a rank
- * without a partner uses itself). */
+ * without a partner uses itself). With the argument "multiple", all of it at MPI_THREAD_MULTIPLE. */
 #include "mpitest.h"
 
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     double d;
@@ -93,7 +94,15 @@ static void truncation(int n, int cap, int how, const char *how_name)
 
 int main(int argc, char **argv)
 {
-    mt_init(&argc, &argv);
+    /* "multiple": the same at MPI_THREAD_MULTIPLE, where small sends skip the critical section
+     * (their quick entry points must still send every bad argument to the full checks) */
+    int provided = MPI_THREAD_SINGLE;
+    if (argc > 1 && !strcmp(argv[1], "multiple"))
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+    CHECK(argc < 2 || provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not granted (%d)", provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     peer = (rank ^ 1) < size ? rank ^ 1 : rank;
@@ -191,6 +200,23 @@ int main(int argc, char **argv)
     check_msg(rc, "MPI_Send", "buf", "NULL buffer");
     CHECK_CLASS(MPI_Recv(NULL, 5, MPI_INT, peer, 0, MPI_COMM_WORLD, &st), MPI_ERR_BUFFER);
     CHECK_CLASS(MPI_Isend(NULL, 5, MPI_INT, peer, 0, MPI_COMM_WORLD, &r), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Irsend(NULL, 5, MPI_INT, peer, 0, MPI_COMM_WORLD, &r), MPI_ERR_BUFFER);
+    CHECK_CLASS(MPI_Rsend(NULL, 5, MPI_INT, peer, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    rc = CHECK_CLASS(MPI_Isend(buf, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    check_msg(rc, "MPI_Isend", "request", "a NULL request");
+    CHECK_CLASS(MPI_Irsend(buf, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, NULL), MPI_ERR_ARG);
+    CHECK_CLASS(MPI_Isend_c(buf, -1, MPI_INT, peer, 0, MPI_COMM_WORLD, &r), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Irsend(buf, 1, MPI_INT, peer, -3, MPI_COMM_WORLD, &r), MPI_ERR_TAG);
+    CHECK_CLASS(MPI_Rsend(buf, -2, MPI_INT, peer, 0, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    CHECK_CLASS(MPI_Send(buf, 1, MPI_INT, peer, MPI_ANY_TAG, MPI_COMM_WORLD), MPI_ERR_TAG);
+    {
+        MPI_Datatype loose;
+        MPI_Type_contiguous(2, MPI_INT, &loose); /* never committed */
+        rc = CHECK_CLASS(MPI_Send(buf, 1, loose, peer, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        check_msg(rc, "MPI_Send", "datatype", "an uncommitted datatype");
+        CHECK_CLASS(MPI_Isend(buf, 1, loose, peer, 0, MPI_COMM_WORLD, &r), MPI_ERR_TYPE);
+        MPI_Type_free(&loose);
+    }
     CHECK_CLASS(MPI_Irecv(NULL, 5, MPI_INT, peer, 0, MPI_COMM_WORLD, &r), MPI_ERR_BUFFER);
     /* ...but NULL with count 0 is fine */
     CHECK_CLASS(MPI_Sendrecv(NULL, 0, MPI_INT, peer, 1, NULL, 0, MPI_INT, peer, 1, MPI_COMM_WORLD, &st), MPI_SUCCESS);
