@@ -7,10 +7,13 @@ usage: bench/compare.py [--courier BUILD/bin] [--peers mpich,openmpi,impi] [--qu
 
 Every figure comes from the same run on the same machine: the median of interleaved rounds with
 its spread. "vs best peer" says how many times better Courier is than the best peer (above 1:
-Courier is faster); "leads" in how many rounds it was ahead; "limit" is what the machine allows
-for that row, measured in the same rounds by bench/limits.c (a cache-line ping-pong plus a hot
-memcpy of the message for latency, a hot memcpy or from 1 MiB process_vm_readv for bandwidth),
-and "vs limit" how close Courier comes to it (1 = at the limit). Benchmarks are plain MPI C
+Courier is faster); "leads" in how many rounds it was ahead; "by round" is the ratio to the best
+peer of the same round, its median over the rounds and its range (rounds are minutes apart, so it
+holds up when the medians of two implementations fall in different phases of the machine);
+"limit" is what the machine allows for that row, measured in the same rounds by bench/limits.c
+(a cache-line ping-pong plus a hot memcpy of the message for latency, a hot memcpy or from 1 MiB
+process_vm_readv for bandwidth, with more processes than CPUs the context switches a collective
+that every process waits out must pay), and "vs limit" how close Courier comes to it (1 = at the limit). Benchmarks are plain MPI C
 programs in bench/, built with each implementation's own mpicc and run with its own mpiexec.
 """
 
@@ -188,12 +191,22 @@ def run_limits(exe):
     return res
 
 
+# Collectives in which no process can leave before every process has arrived.
+EVERYONE_WAITS = {"barrier", "allreduce", "allgather", "alltoall", "reduce_scatter_block", "iallreduce", "ialltoall"}
+
+
 def limit_for(k, limits):
     """The machine's limit for row k, or None: latency >= ping-pong + a hot memcpy of the message;
-    bandwidth <= process_vm_readv of the message from 1 MiB, a hot memcpy of it below."""
-    name, _, size = k
+    bandwidth <= process_vm_readv of the message from 1 MiB, a hot memcpy of it below; with more
+    processes than CPUs, a collective that every process waits out takes at least (np - 1) switches
+    between processes spread over the CPUs (every process but the last to arrive must give its CPU
+    away and be run again after that arrival; limit_switch is the cheapest such switch)."""
+    name, np_, size = k
     get = lambda n, b=0: limits.get((n, "2", b), (None,))[0]
     pp = get("limit_pingpong")
+    cpus = os.cpu_count() or 1
+    if name in EVERYONE_WAITS and int(np_) > cpus and get("limit_switch"):
+        return (int(np_) - 1) * get("limit_switch") / cpus
     if name == "latency" and pp:
         if size < 8:
             return pp
@@ -229,10 +242,27 @@ def leads(k, mpis, rounds, hib):
     return f"{won}/{total}" if total else "-"
 
 
+def round_ratios(k, mpis, rounds, hib):
+    """Courier against the best peer of the same round, round by round (above 1: Courier ahead):
+    "median [min-max]". Rounds are minutes apart at most, so this ratio survives the machine's
+    phases better than the ratio of medians when the implementations' medians fall in different ones."""
+    mine = rounds.get("courier", {}).get(k, ({},))[0]
+    out = []
+    for rnd, v in mine.items():
+        peers = [rounds[m.key][k][0][rnd] for m in mpis
+                 if m.key not in ("courier", "baseline") and k in rounds.get(m.key, {}) and rnd in rounds[m.key][k][0]]
+        best = (max(peers) if hib else min(peers)) if peers else 0
+        if best and v:
+            out.append(v / best if hib else best / v)
+    if not out:
+        return "-"
+    return f"{statistics.median(out):.2f}x [{min(out):.2f}-{max(out):.2f}]"
+
+
 def table(mpis, results, rounds=None, limits=None):
     keys = sorted({k for r in results.values() for k in r}, key=lambda k: (k[0], int(k[1]), k[2]))
     head = ["benchmark", "np", "size"] + [m.name for m in mpis] + ["unit", "Courier vs best peer", "leads",
-                                                                   "limit", "vs limit"]
+                                                                   "by round", "limit", "vs limit"]
     if any(m.key == "baseline" for m in mpis):
         head.append("Courier vs before")
     rows = []
@@ -265,6 +295,7 @@ def table(mpis, results, rounds=None, limits=None):
             extra = [f"{(cour[0] / base[0] if hib else base[0] / cour[0]):.2f}x" if cour and base and cour[0] and base[0]
                      else "-"]
         rows.append([k[0], k[1], size] + cells + [unit, ratio, leads(k, mpis, rounds or {}, hib),
+                                                  round_ratios(k, mpis, rounds or {}, hib),
                                                   f"{lim:.3g}" if lim else "-", vs_limit] + extra)
     return head, rows
 
@@ -340,6 +371,9 @@ def main():
     pp = limits.get(("limit_pingpong", "2", 0))
     if pp:
         print(f"Cache-line ping-pong between the two CPUs (one way): {pp[0]:.3f} us (median of {a.runs} rounds)")
+    sw = limits.get(("limit_switch", "2", 0))
+    if sw:
+        print(f"A switch between processes sharing a CPU: {sw[0]:.3f} us (median of {a.runs} rounds)")
     if a.markdown:
         with open(a.markdown, "w") as f:
             print_table(head, rows, f, markdown=True)

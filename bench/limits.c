@@ -5,6 +5,8 @@
  *   limit_memcpy_hot     memcpy of `bytes` between two buffers that stay in the cache, MB/s
  *   limit_memcpy_cold    the same from buffers cycled through 256 MiB, MB/s
  *   limit_cma            process_vm_readv of `bytes` from another process, MB/s
+ *   limit_switch         one switch between processes that share a CPU (four processes pinned
+ *                        to one CPU, each giving it to the next with sched_yield), us
  * Each figure is the median of 5 timed batches. Output lines are those bench/compare.py reads.
  * usage: limits [max_bytes] */
 #define _GNU_SOURCE
@@ -186,11 +188,48 @@ static void cma_figures(size_t max)
     free(mine);
 }
 
+/* Four processes on CPU 0 take turns by sched_yield, the cheapest way one process hands its CPU
+ * to another: each batch is the wall time of SWITCH_PROCS x `iters` yields over their number. */
+#define SWITCH_PROCS 4
+static void switch_figure(void)
+{
+    const long iters = 20000;
+    double t[BATCHES];
+    for (int b = 0; b < BATCHES; b++) {
+        int go[2];
+        if (pipe(go))
+            return;
+        pid_t kids[SWITCH_PROCS];
+        for (int k = 0; k < SWITCH_PROCS; k++) {
+            kids[k] = fork();
+            if (kids[k] == 0) {
+                pin(0);
+                char c;
+                close(go[1]);
+                if (read(go[0], &c, 1) != 0) /* (all start together, when the parent closes the pipe) */
+                    _exit(1);
+                for (long i = 0; i < iters; i++)
+                    sched_yield();
+                _exit(0);
+            }
+        }
+        close(go[0]);
+        usleep(20000); /* (every child pinned and waiting) */
+        double t0 = now();
+        close(go[1]);
+        for (int k = 0; k < SWITCH_PROCS; k++)
+            waitpid(kids[k], NULL, 0);
+        t[b] = (now() - t0) / (double)(SWITCH_PROCS * iters) * 1e6;
+    }
+    printf("limit_switch value=%.4f unit=us\n", median(t));
+}
+
 int main(int argc, char **argv)
 {
     size_t max = argc > 1 ? (size_t)atol(argv[1]) : (size_t)16 << 20;
     setvbuf(stdout, NULL, _IOLBF, 0);
     pingpong();
+    switch_figure();
     memcpy_figures(max);
     cma_figures(max);
     return 0;
