@@ -164,6 +164,18 @@ int main(int argc, char **argv)
         check_works(rank, size);
     }
 
+    /* From 256 bytes, with processes sharing cores, the last process to arrive at a small
+     * allreduce combines for everyone (coll/node.c): it must notice the sizes differ, whichever
+     * process it is, and leave each process to report it. 100 ints against 99, each process in
+     * turn the one that differs. */
+    for (int odd = 0; odd < size && size > 1; odd++) {
+        int v[100] = {0}, w[100];
+        rc = MPI_Allreduce(v, w, rank == odd ? 99 : 100, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(class_of(rc) == MPI_ERR_TRUNCATE || (rank == odd && rc == MPI_SUCCESS),
+              "MPI_Allreduce of 100 ints where rank %d passes 99: class %d at rank %d", odd, class_of(rc), rank);
+        check_works(rank, size);
+    }
+
     /* Blocks too large for the node component's slots go through its staging blocks, whose
      * first block of a call carries its writer's size; a scatter of 4 MiB or more in all is read
      * straight from the root's buffer, whose offer carries it. Sizes differ by one element. */

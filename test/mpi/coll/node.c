@@ -27,6 +27,12 @@ int main(int argc, char **argv)
     MPI_Op op;
     MPI_Op_create(compose, 0, &op);
     const int rounds = 600, n = 4;
+    /* Allreduces of 40 maps (320 bytes a process): with processes sharing cores (sleep mode),
+     * from 256 bytes the last process to arrive combines for everyone (node.c,
+     * allreduce_last), whichever process that is in each call. */
+    enum { WIDE = 40 };
+    int wide_calls = 0;
+    unsigned long long last_before = mt_pvar_value("coll.allreduce.node_last");
     for (int k = 0; k < rounds; k++) {
         int root = k % size;
         affine mine[4], out[4];
@@ -59,12 +65,37 @@ int main(int argc, char **argv)
                 CHECK(all[i].a == w.a && all[i].b == w.b, "round %d allreduce element %d", k, i);
             }
         }
+        if (k % 5 == 2) {
+            affine in[WIDE], all[WIDE];
+            for (int i = 0; i < WIDE; i++)
+                in[i] = map_of(rank, k, i);
+            if (k % 2) {
+                memcpy(all, in, sizeof all);
+                MPI_Allreduce(MPI_IN_PLACE, all, WIDE, MPI_2INT, op, MPI_COMM_WORLD);
+            } else {
+                MPI_Allreduce(in, all, WIDE, MPI_2INT, op, MPI_COMM_WORLD);
+            }
+            for (int i = 0; i < WIDE; i++) {
+                affine w = expected(size, k, i);
+                CHECK(all[i].a == w.a && all[i].b == w.b, "round %d: allreduce of %d maps, element %d (%d,%d), want (%d,%d)",
+                      k, WIDE, i, all[i].a, all[i].b, w.a, w.b);
+            }
+            wide_calls++;
+        }
         if (k % 13 == 0 && size > 1) { /* point-to-point in between */
             int v = rank * 1000 + k, from = -1;
             MPI_Sendrecv(&v, 1, MPI_INT, (rank + 1) % size, 5, &from, 1, MPI_INT, (rank + size - 1) % size, 5,
                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             CHECK(from == ((rank + size - 1) % size) * 1000 + k, "round %d: sendrecv got %d", k, from);
         }
+    }
+    const char *wait = getenv("COURIER_WAIT");
+    if (size > 1 && wait && !getenv("COURIER_COLL_ALLREDUCE")) {
+        unsigned long long last = mt_pvar_value("coll.allreduce.node_last") - last_before;
+        bool sleeping = strcmp(wait, "sleep") == 0;
+        CHECK(last == (sleeping ? (unsigned long long)wide_calls : 0),
+              "%d allreduces of %d bytes with COURIER_WAIT=%s: %llu took the result the last process combined", wide_calls,
+              (int)sizeof(affine) * WIDE, wait, last);
     }
     /* Reduces, scans and exscans share the ring of slots (node.c): long runs of them with no
      * other collective between, rotating roots, so processes run ahead of each other by more
