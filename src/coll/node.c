@@ -464,8 +464,9 @@ static int combine(node_area *a, uint32_t gen, void *out, MPI_Count count, cr_dt
  * mismatch, or no memory to combine, it leaves -1 and each process combines and reports as
  * before. Before the generation's release: the others read result_from after its acquire. */
 enum { LAST_COMBINES_FROM = 256 }; /* bytes a process; below, the last one's combining delays everyone
-                                   * more than it saves them (measured at 4 processes on 2 cores: 8 B
-                                   * 1.00-1.10x the time, 256 B 0.90-0.95x, 1 KiB 0.76-0.85x at 4 and 8) */
+                                   * about as much as it saves them (against each combining, on 2 cores:
+                                   * 8 B 1.00-1.10x the time at 4 processes, 0.96-1.01x at 8; 256 B
+                                   * 0.90-0.95x at 4 and 8; 1 KiB 0.76-0.85x) */
 CR_PVAR_DEFINE(ran_last_combined, "coll.allreduce.node_last",
                "MPI_Allreduce calls through shared memory whose result the last process to arrive combined for "
                "everyone (processes sharing cores)");

@@ -14,6 +14,8 @@
  * threshold alike at every process. */
 #include "mpitest.h"
 
+#include <unistd.h>
+
 static int class_of(int rc)
 {
     int cls = rc;
@@ -165,16 +167,23 @@ int main(int argc, char **argv)
     }
 
     /* From 256 bytes, with processes sharing cores, the last process to arrive at a small
-     * allreduce combines for everyone (coll/node.c): it must notice the sizes differ, whichever
-     * process it is, and leave each process to report it. 100 ints against 99, each process in
-     * turn the one that differs. */
-    for (int odd = 0; odd < size && size > 1; odd++) {
-        int v[100] = {0}, w[100];
-        rc = MPI_Allreduce(v, w, rank == odd ? 99 : 100, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        CHECK(class_of(rc) == MPI_ERR_TRUNCATE || (rank == odd && rc == MPI_SUCCESS),
-              "MPI_Allreduce of 100 ints where rank %d passes 99: class %d at rank %d", odd, class_of(rc), rank);
-        check_works(rank, size);
-    }
+     * allreduce combines for everyone (coll/node.c): it must notice the sizes differ, whether
+     * it is the process that differs or another, and leave each process to report it. 100 ints
+     * against 99, each process in turn the one that differs; the process made late (so, most
+     * likely, the last to arrive) is that one, then its neighbour. Through shared memory every
+     * process compares the others' sizes with its own, so every one reports the truncation. */
+    bool node_path = getenv("COURIER_COLL_ALLREDUCE") == NULL;
+    for (int late = 0; late < 2 && size > 1; late++)
+        for (int odd = 0; odd < size; odd++) {
+            int v[100] = {0}, w[100];
+            if (rank == (odd + late) % size)
+                usleep(20000);
+            rc = MPI_Allreduce(v, w, rank == odd ? 99 : 100, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            CHECK(class_of(rc) == MPI_ERR_TRUNCATE || (!node_path && rank == odd && rc == MPI_SUCCESS),
+                  "MPI_Allreduce of 100 ints where rank %d passes 99 (rank %d late): class %d at rank %d", odd,
+                  (odd + late) % size, class_of(rc), rank);
+            check_works(rank, size);
+        }
 
     /* Blocks too large for the node component's slots go through its staging blocks, whose
      * first block of a call carries its writer's size; a scatter of 4 MiB or more in all is read

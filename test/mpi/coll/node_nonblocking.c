@@ -162,12 +162,13 @@ static op_t plan(rng *g, int round, int seq, MPI_Count *budget)
     uint64_t root = draw(g), scan_in_place = draw(g), jitter = draw(g);
     int in_place = below(g, 3) == 0;
     o.null_recv = below(g, 2);
-    int cls = below(g, 13);
+    int cls = below(g, 15);
     MPI_Count n = cls < 2   ? 0
                   : cls < 4 ? 1
                   : cls < 7 ? 2 + (MPI_Count)(jitter % 6)
-                  : cls < 10 ? 900 + (MPI_Count)(jitter % 200)
-                  : cls < 12 ? 38000 + (MPI_Count)(jitter % 4000)
+                  : cls < 9 ? 40 + (MPI_Count)(jitter % 80) /* up to 1 KiB, where sleep mode's last process combines */
+                  : cls < 12 ? 900 + (MPI_Count)(jitter % 200)
+                  : cls < 14 ? 38000 + (MPI_Count)(jitter % 4000)
                              : 290000 + (MPI_Count)(jitter % 20000);
     int blocks = o.kind == K_GATHER || o.kind == K_SCATTER || o.kind == K_ALLGATHER || o.kind == K_ALLTOALL ||
                  o.kind == K_RSB;
