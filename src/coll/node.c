@@ -77,6 +77,7 @@
  * at cr_shm_seq_start(), which a test sets just below 2^32 to run across the wrap. */
 #include "node.h"
 
+#include "core/config.h"
 #include "core/pvar.h"
 #include "core/runtime.h"
 #include "xport/shm/segment.h"
@@ -337,6 +338,11 @@ static bool allreduce_flags(void)
     return !cr_shm_sleep_mode();
 }
 
+static int64_t slots_in_sleep;
+CR_TUNABLE(slots_in_sleep, COURIER_COLL_NODE_SLOTS_SLEEP, CR_TUNE_BOOL, "1",
+           "with more processes than cores (sleep mode), small allgathers, alltoalls and reduce_scatter_blocks go "
+           "through the small allreduce's slots and its barrier (1), or through the staging blocks (0)");
+
 enum { FLAG_BYTES = 8 }; /* a slot's header: the flag (32 bits), then the size of the data
                           * (32 bits: put_size); the data follows (the slots are
                           * CR_SHM_COLL_ALLREDUCE_STRIDE apart: room for CR_SHM_COLL_SLOT bytes
@@ -548,17 +554,11 @@ static uint32_t flag_of(uint32_t g)
  * other slot, its block of every slot, the combination of its block of every slot. */
 enum { FLAGS_ALLREDUCE, FLAGS_ALLGATHER, FLAGS_ALLTOALL, FLAGS_REDUCE_SCATTER_BLOCK };
 
-/* With flags, step 1: the call's number, this process's data into its slot of the call's set,
- * then the flag. state[0] the call's number, state[1] the next rank to look at. */
-static int flags_put(cr_sched *s, void *arg)
+/* This process's data for a call of kind state[2] into its slot `mine`, with its size; the
+ * bytes written, also in state[3] (what every other slot should hold too: at most a slot). */
+static uint64_t put_data(cr_sched *s, char *mine)
 {
-    node_area *a = arg;
     cr_sched_args *x = &s->args;
-    cr_coll_node *st = s->comm->coll_node;
-    if (!cr_coll_node_turn(s, st))
-        return CR_SCHED_AGAIN;
-    uint32_t g = st->allreduce_calls++;
-    char *mine = slot(a, g, s->rank, s->size);
     uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size;
     switch (s->state[2]) {
     case FLAGS_ALLREDUCE:
@@ -573,10 +573,45 @@ static int flags_put(cr_sched *s, void *arg)
         cr_dt_pack(x->sbuf, x->scount * s->size, x->sdt, 0, mine + FLAG_BYTES, bytes);
     }
     put_size(s, mine + SLOT_SIZE_AT, bytes);
+    s->state[3] = (uint32_t)bytes;
+    return bytes;
+}
+
+/* With flags, step 1: the call's number, this process's data into its slot of the call's set,
+ * then the flag. state[0] the call's number, state[1] the next rank to look at. */
+static int flags_put(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    cr_coll_node *st = s->comm->coll_node;
+    if (!cr_coll_node_turn(s, st))
+        return CR_SCHED_AGAIN;
+    uint32_t g = st->allreduce_calls++;
+    char *mine = slot(a, g, s->rank, s->size);
+    put_data(s, mine);
     atomic_store_explicit((_Atomic uint32_t *)mine, flag_of(g), memory_order_release);
     s->state[0] = g;
     s->state[1] = 0;
-    s->state[3] = (uint32_t)bytes; /* (what every other slot should hold too: at most a slot) */
+    return MPI_SUCCESS;
+}
+
+/* In sleep mode, step 1 instead: the data into this process's slot of the barrier's coming
+ * generation, then the barrier's arrival (sleepers need the last one's wake-up, which one
+ * counter gives where flags would need one from every writer). Then generation_moved, then
+ * flags_take on the slots of generation state[0], reused two generations later as an
+ * allreduce's are. */
+CR_PVAR_DEFINE(ran_slots_barrier, "coll.node.slots_barrier",
+               "small MPI_Allgather, MPI_Alltoall and MPI_Reduce_scatter_block calls (and their nonblocking forms) "
+               "through the small allreduce's slots and its barrier (processes sharing cores)");
+static int barrier_put(cr_sched *s, void *arg)
+{
+    node_area *a = arg;
+    if (!cr_coll_node_turn(s, s->comm->coll_node))
+        return CR_SCHED_AGAIN;
+    ran_slots_barrier++;
+    uint32_t gen = atomic_load_explicit(&a->generation.v, memory_order_acquire);
+    put_data(s, slot(a, gen, s->rank, s->size));
+    if (count_in(s, a))
+        open_generation(s, a);
     return MPI_SUCCESS;
 }
 
@@ -626,14 +661,16 @@ static int flags_take(cr_sched *s, void *arg)
     }
 }
 
-/* Appends a call through the flag slots: put, wait for every flag, take. */
+/* Appends a call through the flag slots: put, wait for every flag, take; in sleep mode, put,
+ * pass the barrier, take. */
 static void flags_call(cr_sched *s, int kind, const cr_sched_args *x)
 {
     node_area *a = area_of(s->comm);
     s->args = *x;
     s->state[2] = (uint32_t)kind;
-    cr_sched_call(s, flags_put, a);
-    cr_sched_call(s, flags_seen, a);
+    bool flags = allreduce_flags();
+    cr_sched_call(s, flags ? flags_put : barrier_put, a);
+    cr_sched_call(s, flags ? flags_seen : generation_moved, a);
     cr_sched_call(s, flags_take, a);
 }
 
@@ -641,8 +678,8 @@ bool cr_coll_node_flags_usable(cr_comm *c, int blocks, uint64_t block_bytes)
 {
     /* (zero-byte blocks go the staging blocks' way: the flag steps would index by counts that a
      * zero-size type lets be anything) */
-    return allreduce_flags() && block_bytes > 0 && block_bytes <= CR_SHM_COLL_SLOT / (uint64_t)blocks &&
-           cr_coll_node_usable(c, 0);
+    return (allreduce_flags() || slots_in_sleep) && block_bytes > 0 &&
+           block_bytes <= CR_SHM_COLL_SLOT / (uint64_t)blocks && cr_coll_node_usable(c, 0);
 }
 
 void cr_coll_node_flags_allgather(cr_sched *s, void *rbuf, MPI_Count count, cr_dtype *dt)
