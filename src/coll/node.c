@@ -28,7 +28,11 @@
  * writes a set again in call g + 2 after it saw every flag of call g + 1, which each process
  * raised only once it had read call g's slots (node collectives run one at a time in each
  * process, node.h). Sleepers would need a wake-up from each writer, so sleep mode keeps the
- * barrier.
+ * barrier; there, from 256 bytes a process, the last process to arrive combines every slot
+ * for everyone and the others copy its one (allreduce_last).
+ * Small allgather, alltoall and reduce_scatter_block use the same slots: each process writes
+ * its block, its whole send buffer or its whole vector, then flags (or, in sleep mode, the
+ * barrier), then takes its part of every slot.
  *
  * Small reduce, scan, exscan, gather and scatter (up to RING_SLOT bytes per process), without
  * synchronizing:
@@ -630,7 +634,8 @@ static int flags_seen(cr_sched *s, void *arg)
     return MPI_SUCCESS;
 }
 
-/* With flags, step 3: every slot is in; take what this process needs from them. */
+/* With flags (or, in sleep mode, after the barrier), step 3: every slot is in; take what this
+ * process needs from them. */
 static int flags_take(cr_sched *s, void *arg)
 {
     cr_sched_args *x = &s->args;

@@ -63,7 +63,8 @@ static inline bool cr_coll_node_turn(cr_sched *s, cr_coll_node *st)
  * that), finishes the call and returns MPI_ERR_TRUNCATE.
  * Limits: only processes that take the same path, and there the same number of pieces, can
  * tell (sizes of the same order do: MPICH's tests pass 1 element against 10); a process that
- * stages 1 MiB where another passes 8 bytes through a slot never meets it, and processes whose
+ * stages 1 MiB where another passes 8 bytes through a slot never meets it (nor, in either
+ * wait mode, does one whose block just fits a slot, CR_SHM_COLL_SLOT / p, another's just not), and processes whose
  * staged calls take different numbers of blocks count their blocks apart from then on (and,
  * for a scatter or gather where only some of them decide to copy in place, one side waits for
  * an offer or answers that never come: node_large.c decides by whole pieces, so sizes within a

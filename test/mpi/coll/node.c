@@ -9,6 +9,8 @@
 
 #include "affine.h"
 
+#include <strings.h>
+
 /* The maps of a vector of 2 pairs at stride 3 (extent 4 pairs): a user function receives the
  * caller's type and combines its elements itself. */
 static void compose_strided(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -92,27 +94,34 @@ int main(int argc, char **argv)
     /* Small allgathers, alltoalls and reduce_scatter_blocks go through the same slots: with
      * flags when every process has a core, through the barrier in sleep mode (unless
      * COURIER_COLL_NODE_SLOTS_SLEEP=0 sends them through the staging blocks). */
-    unsigned long long slots_before = mt_pvar_value("coll.node.slots_barrier");
-    for (int k = 0; k < 30; k++) {
+    unsigned long long slots_before = mt_pvar_value("coll.node.slots_barrier"),
+                       node_allgathers_before = mt_pvar_value("coll.allgather.node");
+    for (int k = 0; k < 30 && size <= 16; k++) {
         int one = rank * 100 + k, all[16 * 2], blocks[16], got = -1;
         MPI_Allgather(&one, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
-        for (int r = 0; r < size && size <= 16; r++)
+        for (int r = 0; r < size; r++)
             CHECK(all[r] == r * 100 + k, "round %d: allgather got %d from rank %d", k, all[r], r);
-        for (int r = 0; r < size && size <= 16; r++)
+        for (int r = 0; r < size; r++)
             blocks[r] = rank * 1000 + r * 10 + k;
         MPI_Alltoall(blocks, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
-        for (int r = 0; r < size && size <= 16; r++)
+        for (int r = 0; r < size; r++)
             CHECK(all[r] == r * 1000 + rank * 10 + k, "round %d: alltoall got %d from rank %d", k, all[r], r);
         MPI_Reduce_scatter_block(blocks, &got, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         CHECK(got == 1000 * size * (size - 1) / 2 + size * (rank * 10 + k), "round %d: reduce_scatter_block got %d", k,
               got);
     }
     const char *wait = getenv("COURIER_WAIT"), *slots_sleep = getenv("COURIER_COLL_NODE_SLOTS_SLEEP");
-    if (size > 1 && wait && !getenv("COURIER_COLL_ALLGATHER") && !getenv("COURIER_COLL_ALLTOALL")) {
-        unsigned long long through = mt_pvar_value("coll.node.slots_barrier") - slots_before;
-        bool expect = strcmp(wait, "sleep") == 0 && !(slots_sleep && strcmp(slots_sleep, "0") == 0);
+    if (size > 1 && size <= 16 && wait && !getenv("COURIER_COLL_ALLGATHER") && !getenv("COURIER_COLL_ALLTOALL")) {
+        unsigned long long through = mt_pvar_value("coll.node.slots_barrier") - slots_before,
+                           node_allgathers = mt_pvar_value("coll.allgather.node") - node_allgathers_before;
+        bool staged = false; /* the tunable's false spellings */
+        for (const char *const *no = (const char *const[]){"0", "no", "off", "false", NULL}; *no && slots_sleep; no++)
+            staged |= strcasecmp(slots_sleep, *no) == 0;
+        bool expect = strcmp(wait, "sleep") == 0 && !staged;
         CHECK(through == (expect ? 90ull : 0ull), "COURIER_WAIT=%s: %llu of 90 small allgathers, alltoalls and "
               "reduce_scatter_blocks went through the slots and the barrier", wait, through);
+        CHECK(node_allgathers == 30, "COURIER_WAIT=%s: %llu of 30 small allgathers went through shared memory "
+              "(the slots or the staging blocks)", wait, node_allgathers);
     }
     if (size > 1 && wait && !getenv("COURIER_COLL_ALLREDUCE")) {
         unsigned long long last = mt_pvar_value("coll.allreduce.node_last") - last_before;
