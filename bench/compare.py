@@ -192,21 +192,23 @@ def run_limits(exe):
 
 
 # Collectives in which no process can leave before every process has arrived.
-EVERYONE_WAITS = {"barrier", "allreduce", "allgather", "alltoall", "reduce_scatter_block", "iallreduce", "ialltoall"}
+EVERYONE_WAITS = {"barrier", "allreduce", "allgather", "alltoall", "reduce_scatter_block", "iallreduce", "ialltoall",
+                  "rma_barrier", "rma_put_fence", "rma_get_fence"}
 
 
 def limit_for(k, limits):
     """The machine's limit for row k, or None: latency >= ping-pong + a hot memcpy of the message;
     bandwidth <= process_vm_readv of the message from 1 MiB, a hot memcpy of it below; with more
-    processes than CPUs, a collective that every process waits out takes at least (np - 1) switches
-    between processes spread over the CPUs (every process but the last to arrive must give its CPU
-    away and be run again after that arrival; limit_switch is the cheapest such switch)."""
+    processes than CPUs, a collective that every process waits out takes at least np - cpus
+    switches between processes spread over the CPUs (when the last process arrives, at most one
+    process a CPU is running; every other one must be run again after that arrival;
+    limit_switch is the cheapest such switch)."""
     name, np_, size = k
     get = lambda n, b=0: limits.get((n, "2", b), (None,))[0]
     pp = get("limit_pingpong")
-    cpus = os.cpu_count() or 1
+    cpus = len(os.sched_getaffinity(0)) or 1
     if name in EVERYONE_WAITS and int(np_) > cpus and get("limit_switch"):
-        return (int(np_) - 1) * get("limit_switch") / cpus
+        return (int(np_) - cpus) * get("limit_switch") / cpus
     if name == "latency" and pp:
         if size < 8:
             return pp
@@ -252,7 +254,7 @@ def round_ratios(k, mpis, rounds, hib):
         peers = [rounds[m.key][k][0][rnd] for m in mpis
                  if m.key not in ("courier", "baseline") and k in rounds.get(m.key, {}) and rnd in rounds[m.key][k][0]]
         best = (max(peers) if hib else min(peers)) if peers else 0
-        if best and v:
+        if best and (hib or v):  # (a rate or share of 0 is a result: a ratio of 0)
             out.append(v / best if hib else best / v)
     if not out:
         return "-"
@@ -365,7 +367,7 @@ def main():
     results = {key: medians(r) for key, r in rounds.items()}
     limits = {k: v[:2] for k, v in medians(limit_rounds).items()}
     head, rows = table(mpis, results, rounds, limits)
-    print(f"Machine: {platform.node()}, {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}")
+    print(f"Machine: {platform.node()}, {len(os.sched_getaffinity(0))} CPUs, {platform.machine()}, Linux {platform.release()}")
     print("Buffers: " + (f"{a.offset} bytes past a page boundary (as malloc places them)" if a.offset else "page-aligned"))
     print_table(head, rows)
     pp = limits.get(("limit_pingpong", "2", 0))

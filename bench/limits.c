@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,15 @@ static void cma_figures(size_t max)
     free(mine);
 }
 
+/* Pins this process to `cpu` alone: 0, or -1 when the CPU is not this process's to use. */
+static int pin_exactly(int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof set, &set) == 0 ? 0 : -1;
+}
+
 /* Four processes on CPU 0 take turns by sched_yield, the cheapest way one process hands its CPU
  * to another: each batch is the wall time of SWITCH_PROCS x `iters` yields over their number. */
 #define SWITCH_PROCS 4
@@ -200,10 +210,14 @@ static void switch_figure(void)
         if (pipe(go))
             return;
         pid_t kids[SWITCH_PROCS];
-        for (int k = 0; k < SWITCH_PROCS; k++) {
+        int started = 0;
+        for (int k = 0; k < SWITCH_PROCS; k++, started++) {
             kids[k] = fork();
+            if (kids[k] < 0)
+                break;
             if (kids[k] == 0) {
-                pin(0);
+                if (pin_exactly(0))
+                    _exit(2); /* (not on one CPU: it would time system calls, not switches) */
                 char c;
                 close(go[1]);
                 if (read(go[0], &c, 1) != 0) /* (all start together, when the parent closes the pipe) */
@@ -217,8 +231,14 @@ static void switch_figure(void)
         usleep(20000); /* (every child pinned and waiting) */
         double t0 = now();
         close(go[1]);
-        for (int k = 0; k < SWITCH_PROCS; k++)
-            waitpid(kids[k], NULL, 0);
+        bool whole = started == SWITCH_PROCS;
+        for (int k = 0; k < started; k++) {
+            int status = 0;
+            waitpid(kids[k], &status, 0);
+            whole = whole && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        }
+        if (!whole)
+            return; /* (no figure rather than a wrong one) */
         t[b] = (now() - t0) / (double)(SWITCH_PROCS * iters) * 1e6;
     }
     printf("limit_switch value=%.4f unit=us\n", median(t));
