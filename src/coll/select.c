@@ -26,11 +26,12 @@ CR_TUNABLE_EX(reduce_alg, COURIER_COLL_REDUCE, CR_TUNE_CHOICE, "auto", "auto|bin
               "MPI_Reduce algorithm (rabenseifner needs a commutative operation; node, for communicators of a job on one node, "
               "combines buffers in shared memory: slots up to 1 KiB, staging blocks above)");
 /* 72K: paired at 2, 4 and 8 processes (2026-11-29), the root alone took 0.62-0.95 of the time at
- * 64 KiB, sharing 0.6-0.87 of it from 80 KiB at 4 and 8 processes (at 2 the root alone stayed
- * ahead up to 128 KiB). */
+ * 64 KiB, sharing 0.6-0.87 of it from 80 KiB at 4 and 8 processes. With 2 processes the root
+ * combines alone at every size (reduce_root_alone). */
 CR_TUNABLE_EX(node_reduce_shared, COURIER_COLL_NODE_REDUCE_SHARED, CR_TUNE_SIZE, "72K", NULL, 0, INT64_MAX,
-              "bytes from which a staged MPI_Reduce (COURIER_COLL_NODE_LARGE) has every process combine a share of "
-              "the vector; below, the root combines alone and the others leave once their data is staged");
+              "bytes from which a staged MPI_Reduce (COURIER_COLL_NODE_LARGE) of 3 processes or more has every process "
+              "combine a share of the vector; below, and with 2 processes at every size, the root combines alone and the "
+              "others leave once their data is staged");
 CR_TUNABLE_EX(reduce_large, COURIER_COLL_REDUCE_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
               "bytes from which MPI_Reduce uses reduce-scatter + gather instead of a binomial tree");
 CR_TUNABLE_EX(allreduce_alg, COURIER_COLL_ALLREDUCE, CR_TUNE_CHOICE, "auto",
@@ -65,6 +66,8 @@ RAN(ran_bcast_node, "coll.bcast.node", "MPI_Bcast calls staged through shared me
 RAN(ran_reduce_binomial, "coll.reduce.binomial", "MPI_Reduce calls run by a binomial tree");
 RAN(ran_reduce_rabenseifner, "coll.reduce.rabenseifner", "MPI_Reduce calls run by reduce-scatter + gather");
 RAN(ran_reduce_node, "coll.reduce.node", "MPI_Reduce calls run through shared memory");
+RAN(ran_reduce_node_root_alone, "coll.reduce.node_root_alone",
+    "MPI_Reduce calls staged through shared memory whose root combined every piece alone");
 RAN(ran_allreduce_recursive_doubling, "coll.allreduce.recursive_doubling",
     "MPI_Allreduce calls (and reductions built on it) run by recursive doubling");
 RAN(ran_allreduce_rabenseifner, "coll.allreduce.rabenseifner",
@@ -391,6 +394,19 @@ int cr_mpi_allreduce_init(const void *sbuf, void *rbuf, MPI_Count count, cr_dtyp
 
 /* ----------------------------------------------------------------- reduce */
 
+/* Whether a staged reduce has its root combine every piece while the others only stage theirs
+ * (instead of each combining a share and the root copying the others' shares out). With 2
+ * processes, always: the other process's share costs the root a copy out of the result block
+ * and its own staging of half the vector, each between the cores, where alone it combines the
+ * whole vector from the one slot and its own buffer (paired, 6 pairs a size, 2026-11-30: the
+ * root alone took 0.66-0.84 of the time from 128 KiB to 16 MiB). With more processes, below
+ * COURIER_COLL_NODE_REDUCE_SHARED: at 3 and 4 processes the root alone took 1.2-1.4 of the
+ * shared combine's time at 1 and 4 MiB (the root's combining is then the whole job's). */
+static bool reduce_root_alone(int size, uint64_t bytes)
+{
+    return size == 2 || bytes < (uint64_t)node_reduce_shared;
+}
+
 static void build_reduce(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
     MPI_Count count = a->rcount;
@@ -416,7 +432,9 @@ static void build_reduce(cr_sched *s, const cr_coll_call *a, bool node_ok)
     }
     if (node_ok && node_large_wanted(alg, bytes) && cr_coll_node_large_usable(s->comm, dt, a->op)) {
         ran_reduce_node++;
-        cr_coll_node_large_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root, bytes < (uint64_t)node_reduce_shared);
+        bool alone = reduce_root_alone(s->size, bytes);
+        ran_reduce_node_root_alone += alone;
+        cr_coll_node_large_reduce(s, a->sbuf, a->rbuf, count, dt, a->op, a->root, alone);
         return;
     }
     if (alg == 0 || alg == 3)

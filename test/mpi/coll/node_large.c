@@ -207,6 +207,27 @@ static void minloc_check(int n)
     free(out);
 }
 
+/* Which processes combine a staged reduce (src/coll/select.c, reduce_root_alone): with 2
+ * processes the root alone at every size; with more, the root alone below
+ * COURIER_COLL_NODE_REDUCE_SHARED (72 KiB unless set) and every process a share from there. The
+ * counters move only where the reduce was staged (not with the message algorithms forced). */
+static void reduce_path_check(int *tag)
+{
+    const size_t sizes[] = {4096, 131072}; /* long longs: 32 KiB and 1 MiB */
+    for (int k = 0; k < 2; k++) {
+        unsigned long long staged = mt_pvar_value("coll.reduce.node"),
+                           alone = mt_pvar_value("coll.reduce.node_root_alone");
+        sum_check(sizes[k], size - 1, (*tag)++, 0);
+        staged = mt_pvar_value("coll.reduce.node") - staged;
+        alone = mt_pvar_value("coll.reduce.node_root_alone") - alone;
+        if (staged == 0 || getenv("COURIER_COLL_NODE_REDUCE_SHARED"))
+            continue;
+        unsigned long long want = size == 2 || sizes[k] * sizeof(long long) < 72 * 1024;
+        CHECK(staged == 1 && alone == want, "reduce of %zu bytes at %d processes: staged %llu, root alone %llu (want %llu)",
+              sizes[k] * sizeof(long long), size, staged, alone, want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -231,6 +252,7 @@ int main(int argc, char **argv)
         sum_check(sizes[s] / 2 + 1, size - 1, tag++, 0);
         sum_check(sizes[s] / 2 + 1, 0, tag++, 1);
     }
+    reduce_path_check(&tag);
     MPI_Datatype pair, triple, wide;
     MPI_Type_contiguous(2, MPI_INT, &pair);
     MPI_Type_contiguous(3, pair, &triple);
