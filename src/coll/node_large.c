@@ -247,7 +247,7 @@ typedef struct pieces {
     MPI_Count per_piece, count;
     uint64_t esize;
     uint32_t n, npieces;
-    int root_alone; /* the root combines every piece alone (reduce of smaller vectors), or -1 */
+    int root_alone; /* the root combines every piece alone (select.c: reduce_root_alone), or -1 */
     const cr_coll_node *st;
 } pieces;
 
@@ -438,8 +438,9 @@ static int reduce_step(cr_sched *s, void *arg)
 }
 
 /* root_alone: the root combines every piece, the others stage their data and leave at once
- * (as after eager sends: cheapest for vectors that the root combines quickly, and with more
- * processes than cores); otherwise every process combines its share. */
+ * (as after eager sends: cheapest for vectors that the root combines quickly, and with 2
+ * processes at any size; select.c, reduce_root_alone, says when); otherwise every process
+ * combines its share. */
 static void reduce_at(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count, cr_dtype *dt, cr_op *op, int root,
                       bool root_alone)
 {

@@ -67,7 +67,7 @@ RAN(ran_reduce_binomial, "coll.reduce.binomial", "MPI_Reduce calls run by a bino
 RAN(ran_reduce_rabenseifner, "coll.reduce.rabenseifner", "MPI_Reduce calls run by reduce-scatter + gather");
 RAN(ran_reduce_node, "coll.reduce.node", "MPI_Reduce calls run through shared memory");
 RAN(ran_reduce_node_root_alone, "coll.reduce.node_root_alone",
-    "MPI_Reduce calls staged through shared memory whose root combined every piece alone");
+    "MPI_Reduce calls staged through shared memory that had the root combine every piece alone");
 RAN(ran_allreduce_recursive_doubling, "coll.allreduce.recursive_doubling",
     "MPI_Allreduce calls (and reductions built on it) run by recursive doubling");
 RAN(ran_allreduce_rabenseifner, "coll.allreduce.rabenseifner",
@@ -399,9 +399,10 @@ int cr_mpi_allreduce_init(const void *sbuf, void *rbuf, MPI_Count count, cr_dtyp
  * processes, always: the other process's share costs the root a copy out of the result block
  * and its own staging of half the vector, each between the cores, where alone it combines the
  * whole vector from the one slot and its own buffer (paired, 6 pairs a size, 2026-11-30: the
- * root alone took 0.66-0.84 of the time from 128 KiB to 16 MiB). With more processes, below
- * COURIER_COLL_NODE_REDUCE_SHARED: at 3 and 4 processes the root alone took 1.2-1.4 of the
- * shared combine's time at 1 and 4 MiB (the root's combining is then the whole job's). */
+ * root alone took 0.66-0.84 of the time from 128 KiB to 16 MiB). With more processes, only
+ * below COURIER_COLL_NODE_REDUCE_SHARED; from there the processes share the combining, since
+ * the root alone, combining from every slot, took 1.39 and 1.22 of the shared time at 4 MiB
+ * with 3 and 4 processes (at 1 MiB 0.92 and 1.20). */
 static bool reduce_root_alone(int size, uint64_t bytes)
 {
     return size == 2 || bytes < (uint64_t)node_reduce_shared;
