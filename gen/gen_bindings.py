@@ -36,6 +36,7 @@ HANDLE_IN = {
     "ERRHANDLER": ("cr_errhandler", "cr_check_errhandler"),
     "SESSION": ("cr_session", "cr_check_session"),
     "WINDOW": ("cr_win", "cr_check_win"),
+    "FILE": ("cr_file", "cr_check_file"),
 }
 # Handle kinds a quick entry (override key `quick`) can resolve with no call: kind -> the inline
 # peek of binding.h that gives the object of a valid handle, or NULL for anything else.
@@ -45,7 +46,10 @@ QUICK_PEEK = {
     "WINDOW": "cr_peek_win",
 }
 # Kinds whose objects carry an error handler, in the order a call's errors prefer them.
-ERROBJ_KINDS = ["COMMUNICATOR", "WINDOW", "FILE", "SESSION"]
+# A file's errors go to the file (not its communicator): the standard's rule for I/O.
+ERROBJ_KINDS = ["FILE", "COMMUNICATOR", "WINDOW", "SESSION"]
+# Calls about no open file raise on MPI_FILE_NULL's handler, the default for files (MPI-4.1 14.7).
+DEFAULT_FILE_ERRORS = {"MPI_File_open", "MPI_File_delete"}
 COUNT_KINDS = {"POLYXFER_NUM_ELEM_NNI", "XFER_NUM_ELEM_NNI", "POLYDTYPE_NUM_ELEM_NNI"}
 TAG_NAMES = {"tag", "sendtag", "recvtag"}
 
@@ -137,6 +141,8 @@ def comm_param(f, opts):
 def errobj_expr(f):
     """C expression for the object whose error handler this call's errors go to. It looks the
     handle up again (only on the error path), so it holds even when validation failed early."""
+    if f.base in DEFAULT_FILE_ERRORS:
+        return "cr_errobj_of_file((uintptr_t)MPI_FILE_NULL)"
     for kind in ERROBJ_KINDS:
         for p in f.params:
             if p.kind != kind or p.array or p.pointer > 1:

@@ -16,6 +16,7 @@
 #include "coll/op.h"
 #include "cr_impl.h"
 #include "dt/dtype.h"
+#include "io/io.h"
 
 #include <stdint.h>
 
@@ -35,6 +36,7 @@ int cr_check_group(MPI_Group h, const char *arg, int flags, cr_group **out);
 int cr_check_info(MPI_Info h, const char *arg, int flags, cr_info **out);
 int cr_check_errhandler(MPI_Errhandler h, const char *arg, int flags, cr_errhandler **out);
 int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out);
+int cr_check_file(MPI_File h, const char *arg, int flags, cr_file **out);
 /* What an out-of-line checker of a hot handle returns: the object (NULL when rc is an error, or
  * for an accepted null handle) and the error code, in registers. */
 typedef struct cr_checked {
@@ -145,16 +147,17 @@ static inline cr_errobj *cr_errobj_of_comm(MPI_Comm h)
     return c ? &c->eo : NULL;
 }
 
-/* Files get objects in a later chapter; until then their errors go to the default target
- * (MPI_COMM_SELF). Windows and sessions start with their cr_errobj. */
+/* Windows, files and sessions start with their cr_errobj. A handle that is no open file
+ * (MPI_FILE_NULL, for MPI_File_open and MPI_File_delete; or an invalid one) raises on
+ * MPI_FILE_NULL's handler, the default for files, as the standard says. */
 static inline cr_errobj *cr_errobj_of_window(uintptr_t h)
 {
     return cr_handle_get(h, CR_KIND_WIN);
 }
 static inline cr_errobj *cr_errobj_of_file(uintptr_t h)
 {
-    (void)h;
-    return NULL;
+    cr_file *f = cr_handle_get(h, CR_KIND_FILE);
+    return f ? &f->eo : &cr_file_null;
 }
 static inline cr_errobj *cr_errobj_of_session(uintptr_t h)
 {

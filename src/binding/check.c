@@ -77,6 +77,17 @@ int cr_check_session(MPI_Session h, const char *arg, int flags, cr_session **out
     return MPI_SUCCESS;
 }
 
+int cr_check_file(MPI_File h, const char *arg, int flags, cr_file **out)
+{
+    if ((flags & CR_CHECK_NULL_OK) && h == MPI_FILE_NULL)
+        return *out = NULL, MPI_SUCCESS;
+    cr_file *f = cr_file_get(h);
+    if (!f)
+        return cr_err_bad_handle(MPI_ERR_FILE, "file", (uintptr_t)h, arg);
+    *out = f;
+    return MPI_SUCCESS;
+}
+
 cr_checked cr_check_win_slow(MPI_Win h, const char *arg, int flags)
 {
     if ((flags & CR_CHECK_NULL_OK) && h == MPI_WIN_NULL)

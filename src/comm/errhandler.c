@@ -79,26 +79,6 @@ int cr_mpi_comm_get_errhandler(cr_comm *comm, MPI_Errhandler *errhandler)
     return cr_errhandler_get(comm->eo.errh, errhandler);
 }
 
-/* Files: until MPI I/O exists there are no file objects, but MPI_FILE_NULL's handler (the
- * default for files opened later, MPI_ERRORS_RETURN as the standard says) is already real. */
-static cr_errhandler *file_default = &cr_errh_return;
-
-int cr_mpi_file_set_errhandler(MPI_File file, cr_errhandler *errhandler)
-{
-    if (file != MPI_FILE_NULL)
-        return cr_err(MPI_ERR_FILE, "file=%#lx is not a valid file", (unsigned long)(uintptr_t)file);
-    return cr_errhandler_attach(&file_default, errhandler, CR_KIND_FILE);
-}
-
-int cr_mpi_file_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
-{
-    if (file != MPI_FILE_NULL)
-        return cr_err(MPI_ERR_FILE, "file=%#lx is not a valid file", (unsigned long)(uintptr_t)file);
-    cr_obj_ref(file_default);
-    *errhandler = (MPI_Errhandler)(uintptr_t)file_default->obj.handle;
-    return MPI_SUCCESS;
-}
-
 int cr_mpi_errhandler_free(MPI_Errhandler *errhandler)
 {
     cr_errhandler *eh = cr_handle_get((uintptr_t)*errhandler, CR_KIND_ERRHANDLER);

@@ -14,6 +14,7 @@ typedef struct cr_info cr_info;
 typedef struct cr_errhandler cr_errhandler;
 typedef struct cr_session cr_session;
 typedef struct cr_win cr_win;
+typedef struct cr_file cr_file;
 
 /* A vector of counts or displacements as the user passed it: int[] from the int form of a
  * call, MPI_Count[]/MPI_Aint[] (8 bytes) from its _c form. Read without copying. */

@@ -44,8 +44,12 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRHANDLER_NULL), MPI_ERR_ERRHANDLER);
 
     /* Unsupported procedures say so and name themselves. */
-    rc = CHECK_CLASS(MPI_File_delete("courier-no-such-file", MPI_INFO_NULL), MPI_ERR_UNSUPPORTED_OPERATION);
-    CHECK(mt_string_has(rc, "MPI_File_delete"), "unsupported message does not name the call");
+    rc = CHECK_CLASS(MPI_Register_datarep("courier-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                          NULL, NULL), MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(mt_string_has(rc, "MPI_Register_datarep"), "unsupported message does not name the call");
+    /* Calls about no open file raise on MPI_FILE_NULL's handler (MPI_ERRORS_RETURN). */
+    rc = CHECK_CLASS(MPI_File_delete("courier-no-such-file", MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
+    CHECK(mt_string_has(rc, "MPI_File_delete") && mt_string_has(rc, "courier-no-such-file"), "message");
     rc = CHECK_CLASS(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN);
     CHECK(mt_string_has(rc, "MPI_Win_fence") && mt_string_has(rc, "MPI_WIN_NULL"), "message");
 
