@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import struct
 import tempfile
 
 CASES = {}
@@ -77,6 +78,26 @@ def shared_window(a):
             out = run(a, n, "shared_window", "203", "400", how)
             m = re.search(r"rod of 203 cells, 400 steps on (\d+) processes .* max difference from the serial run (\S+),", out)
             assert m and int(m.group(1)) == n and float(m.group(2)) == 0.0, out
+
+
+@case
+def checkpoint(a):
+    """A grid written in blocks through subarray views is, byte for byte, the grid a serial
+    program writes, and reads back right in bands of rows; the file goes at the end."""
+    for n in (1, 2, 3, 4, 6, 8):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "grid.dat")
+            out = run(a, n, "checkpoint", "37", "23", path, cwd=d)
+            m = re.search(r"checkpoint of a 37 x 23 grid by (\d+) processes .*: (\d+) bytes in", out)
+            assert m and int(m.group(1)) == n and int(m.group(2)) == 8 + 37 * 23 * 8, out
+            assert "read back in %d bands of rows: 0 values wrong" % n in out, out
+            with open(path, "rb") as f:
+                data = f.read()
+            want = struct.pack("<2i", 37, 23) + b"".join(struct.pack("<d", i * 1000.0 + j + 0.25)
+                                                          for i in range(37) for j in range(23))
+            assert data == want, f"the file at n={n} differs from the serial grid"
+            run(a, n, "checkpoint", cwd=d)  # the default file, removed at the end
+            assert os.listdir(d) == ["grid.dat"], os.listdir(d)
 
 
 PALETTE = set(" .:-=+*#%@")
