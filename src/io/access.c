@@ -243,6 +243,26 @@ static int span_lock(const cr_file *f, MPI_Offset first, MPI_Offset last, short 
     return 0;
 }
 
+/* A user's conversion function over count elements of dt between buf and the file's bytes. */
+static int user_convert(const cr_file *f, bool write, void *buf, MPI_Count count, cr_dtype *dt, void *filebuf)
+{
+    const cr_io_rep *r = f->rep;
+    MPI_Datatype h = (MPI_Datatype)(uintptr_t)dt->obj.handle;
+    int rc;
+    if (r->read_c || r->write_c) {
+        rc = (write ? r->write_c : r->read_c)(buf, h, count, filebuf, 0, r->extra);
+    } else {
+        if (count > INT32_MAX)
+            return cr_err(MPI_ERR_COUNT, "count=%lld elements do not fit the int count of datarep \"%s\"'s conversion "
+                                         "functions (register it with MPI_Register_datarep_c)", (long long)count, r->name);
+        rc = (write ? r->write : r->read)(buf, h, (int)count, filebuf, 0, r->extra);
+    }
+    if (rc != MPI_SUCCESS)
+        return cr_err(MPI_ERR_CONVERSION, "the %s conversion function of datarep \"%s\" returned %d",
+                      write ? "write" : "read", r->name, rc);
+    return MPI_SUCCESS;
+}
+
 int cr_io_access(cr_file *f, bool write, MPI_Offset at, void *buf, MPI_Count count, cr_dtype *dt, uint64_t *moved)
 {
     *moved = 0;
@@ -261,9 +281,10 @@ int cr_io_access(cr_file *f, bool write, MPI_Offset at, void *buf, MPI_Count cou
         reach > (uint64_t)CR_IO_OFFSET_MAX)
         return cr_err(MPI_ERR_ARG, "the access reaches past file offset 2^62 (stream bytes %lld to %lld of the view)",
                       (long long)at, (long long)(at + (MPI_Offset)total));
-    /* (external32 data has its native size here: rw.c's checks refuse other types) */
-    bool contig = cr_dtype_is_contig_n(dt, count) && !f->external;
-    uint64_t chunk = contig ? total : f->external ? total : CR_MIN(total, CHUNK);
+    /* (converted data has its native size here: rw.c's checks refuse other types) */
+    bool convert = f->external || (f->rep && (write ? f->rep->write || f->rep->write_c : f->rep->read || f->rep->read_c));
+    bool contig = cr_dtype_is_contig_n(dt, count) && !convert;
+    uint64_t chunk = contig || convert ? total : CR_MIN(total, CHUNK);
     char *tmp = contig ? NULL : malloc(chunk);
     if (!contig && !tmp)
         return cr_err(MPI_ERR_NO_MEM, "out of memory for a bounce buffer of %llu bytes", (unsigned long long)chunk);
@@ -276,21 +297,24 @@ int cr_io_access(cr_file *f, bool write, MPI_Offset at, void *buf, MPI_Count cou
         e = span_lock(f, first, last, write ? F_WRLCK : F_RDLCK);
         locked = !e;
     }
-    if (f->external && !e) {
+    if (convert && !e) {
         /* external32 (types whose external size is their native size, set_view and the check
          * below make sure): the stream converted whole, big-endian in the file */
         uint64_t got = 0;
         MPI_Count position = 0;
         int err = MPI_SUCCESS;
         if (write) {
-            if (!(err = cr_mpi_pack_external("external32", buf, count, dt, tmp, (MPI_Count)total, &position)))
+            err = f->external ? cr_mpi_pack_external("external32", buf, count, dt, tmp, (MPI_Count)total, &position)
+                              : user_convert(f, true, buf, count, dt, tmp);
+            if (!err)
                 e = move_stream(f, true, at, tmp, total, &got);
         } else {
             /* whole elements only: a partial one at the end of the file stays as it was */
             e = move_stream(f, false, at, tmp, total, &got);
-            if (!e)
-                err = cr_mpi_unpack_external("external32", tmp, (MPI_Count)total, &position, buf,
-                                             (MPI_Count)(got / (uint64_t)dt->size), dt);
+            MPI_Count whole = (MPI_Count)(got / (uint64_t)dt->size);
+            if (!e && whole)
+                err = f->external ? cr_mpi_unpack_external("external32", tmp, (MPI_Count)total, &position, buf, whole, dt)
+                                  : user_convert(f, false, buf, whole, dt, tmp);
         }
         *moved = got;
         if (err) {
@@ -300,7 +324,7 @@ int cr_io_access(cr_file *f, bool write, MPI_Offset at, void *buf, MPI_Count cou
             return err;
         }
     }
-    for (uint64_t s = 0; s < total && !e && !f->external;) {
+    for (uint64_t s = 0; s < total && !e && !convert;) {
         uint64_t n = CR_MIN(chunk, total - s), got = 0;
         char *mem = contig ? (char *)buf + dt->true_lb + s : tmp;
         if (write && !contig)

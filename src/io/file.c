@@ -130,6 +130,8 @@ static void file_free(cr_file *f)
     cr_obj_free(f);
 }
 
+static const cr_io_rep *rep_find(const char *name);
+
 static void view_set(cr_file *f, MPI_Offset disp, cr_dtype *etype, cr_dtype *ftype, const char *datarep)
 {
     cr_obj_ref(etype);
@@ -144,6 +146,7 @@ static void view_set(cr_file *f, MPI_Offset disp, cr_dtype *etype, cr_dtype *fty
     f->view_contig = cr_dtype_is_contig(ftype) && ftype->size == ftype->extent;
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
     f->external = strcmp(datarep, "external32") == 0;
+    f->rep = rep_find(datarep);
     f->pos = 0;
 }
 
@@ -395,7 +398,72 @@ int cr_mpi_file_call_errhandler(cr_file *fh, int errorcode)
 
 /* ------------------------------------------------------------------ the view */
 
-static bool same_external_size(cr_dtype *dt);
+/* ------------------------------------------------------------------ data representations */
+
+static cr_io_rep *reps; /* MPI_Register_datarep's, newest first */
+
+static const cr_io_rep *rep_find(const char *name)
+{
+    for (const cr_io_rep *r = reps; r; r = r->next)
+        if (strcmp(r->name, name) == 0)
+            return r;
+    return NULL;
+}
+
+static int register_rep(const char *datarep, MPI_Datarep_conversion_function *rd, MPI_Datarep_conversion_function *wr,
+                        MPI_Datarep_conversion_function_c *rd_c, MPI_Datarep_conversion_function_c *wr_c,
+                        MPI_Datarep_extent_function *extent, void *extra)
+{
+    if (!datarep)
+        return cr_err(MPI_ERR_ARG, "datarep is NULL");
+    if (strlen(datarep) >= MPI_MAX_DATAREP_STRING || !datarep[0])
+        return cr_err(MPI_ERR_ARG, "invalid datarep=\"%.40s\": names are 1 to %d characters", datarep,
+                      MPI_MAX_DATAREP_STRING - 1);
+    if (!extent)
+        return cr_err(MPI_ERR_ARG, "dtype_file_extent_fn is NULL: a data representation needs its extents");
+    if (!strcmp(datarep, "native") || !strcmp(datarep, "internal") || !strcmp(datarep, "external32") ||
+        rep_find(datarep))
+        return cr_err(MPI_ERR_DUP_DATAREP, "datarep=\"%s\" is already defined", datarep);
+    cr_io_rep *r = calloc(1, sizeof *r);
+    if (!r)
+        return cr_err(MPI_ERR_NO_MEM, "out of memory for a data representation");
+    *r = (cr_io_rep){reps, {0}, rd, wr, rd_c, wr_c, extent, extra};
+    snprintf(r->name, sizeof r->name, "%s", datarep);
+    reps = r;
+    return MPI_SUCCESS;
+}
+
+int cr_mpi_register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                            MPI_Datarep_conversion_function *write_conversion_fn,
+                            MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    return register_rep(datarep, read_conversion_fn, write_conversion_fn, NULL, NULL, dtype_file_extent_fn,
+                        extra_state);
+}
+
+int cr_mpi_register_datarep_c(const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn,
+                              MPI_Datarep_conversion_function_c *write_conversion_fn,
+                              MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
+{
+    return register_rep(datarep, NULL, NULL, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn,
+                        extra_state);
+}
+
+bool cr_io_same_size(const cr_file *f, bool external, const cr_io_rep *rep, cr_dtype *dt)
+{
+    (void)f;
+    if (external) {
+        MPI_Count ext = 0;
+        return cr_mpi_pack_external_size("external32", 1, dt, &ext) == MPI_SUCCESS && ext == dt->size;
+    }
+    if (!rep)
+        return true;
+    /* a user's representation: every element of one predefined type, whose file extent is its size */
+    const cr_dtype *leaf = dt->leaf;
+    MPI_Aint ext = -1;
+    return leaf && rep->extent((MPI_Datatype)(uintptr_t)leaf->obj.handle, &ext, rep->extra) == MPI_SUCCESS &&
+           ext == leaf->size;
+}
 
 int cr_mpi_file_set_view(cr_file *fh, MPI_Offset disp, cr_dtype *etype, cr_dtype *filetype, const char *datarep,
                          cr_info *info)
@@ -404,13 +472,17 @@ int cr_mpi_file_set_view(cr_file *fh, MPI_Offset disp, cr_dtype *etype, cr_dtype
     bool read_only = fh->amode & MPI_MODE_RDONLY;
     if (!datarep)
         err = cr_err(MPI_ERR_ARG, "datarep is NULL");
-    else if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 && strcmp(datarep, "external32") != 0)
-        err = cr_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep=\"%s\" is not supported: Courier's files hold "
-                                                  "\"native\", \"internal\" (the same) or \"external32\" data", datarep);
-    else if (strcmp(datarep, "external32") == 0 && (!same_external_size(etype) || !same_external_size(filetype)))
-        err = cr_err(MPI_ERR_UNSUPPORTED_DATAREP, "the %s's external32 size differs from its native size: Courier's "
-                     "external32 views take types of the same size in both (not long, long double, wchar_t)",
-                     !same_external_size(etype) ? "etype" : "filetype");
+    else if (strcmp(datarep, "native") != 0 && strcmp(datarep, "internal") != 0 && strcmp(datarep, "external32") != 0 &&
+             !rep_find(datarep))
+        err = cr_err(MPI_ERR_UNSUPPORTED_DATAREP, "datarep=\"%s\" is not a data representation: \"native\", "
+                                                  "\"internal\", \"external32\" or one MPI_Register_datarep made", datarep);
+    else if (!cr_io_same_size(fh, !strcmp(datarep, "external32"), rep_find(datarep), etype) ||
+             !cr_io_same_size(fh, !strcmp(datarep, "external32"), rep_find(datarep), filetype))
+        err = cr_err(MPI_ERR_UNSUPPORTED_DATAREP, "the %s's size in datarep \"%s\" differs from its native size: "
+                     "Courier's views take types stored in as many bytes as in memory (in external32 not long, long "
+                     "double or wchar_t; in a user's representation, types of one predefined type whose file extent "
+                     "is its size)", !cr_io_same_size(fh, !strcmp(datarep, "external32"), rep_find(datarep), etype)
+                     ? "etype" : "filetype", datarep);
     else if (disp == MPI_DISPLACEMENT_CURRENT && !(fh->amode & MPI_MODE_SEQUENTIAL))
         err = cr_err(MPI_ERR_ARG, "disp=MPI_DISPLACEMENT_CURRENT is only for files opened with MPI_MODE_SEQUENTIAL");
     else if ((disp < 0 && disp != MPI_DISPLACEMENT_CURRENT) || disp > CR_IO_OFFSET_MAX)
@@ -457,12 +529,6 @@ int cr_mpi_file_set_view(cr_file *fh, MPI_Offset disp, cr_dtype *etype, cr_dtype
     return agree(fh->comm, err);
 }
 
-static bool same_external_size(cr_dtype *dt)
-{
-    MPI_Count ext = 0;
-    return cr_mpi_pack_external_size("external32", 1, dt, &ext) == MPI_SUCCESS && ext == dt->size;
-}
-
 static int type_out(cr_dtype *dt, MPI_Datatype *out)
 {
     if (dt->d)
@@ -486,8 +552,16 @@ int cr_mpi_file_get_view(cr_file *fh, MPI_Offset *disp, MPI_Datatype *etype, MPI
 
 int cr_mpi_file_get_type_extent(cr_file *fh, cr_dtype *datatype, MPI_Count *extent)
 {
-    (void)fh; /* native and internal data have the memory's extents */
-    *extent = datatype->extent;
+    /* native, internal (and the types external32 and users' representations are taken for)
+     * have the memory's extents; a predefined type's extent in a user's representation is
+     * what its extent function says */
+    MPI_Aint ext = datatype->extent;
+    if (fh->rep && datatype->obj.predefined) {
+        int err = fh->rep->extent((MPI_Datatype)(uintptr_t)datatype->obj.handle, &ext, fh->rep->extra);
+        if (err)
+            return cr_err(MPI_ERR_CONVERSION, "the extent function of datarep \"%s\" returned %d", fh->rep->name, err);
+    }
+    *extent = ext;
     return MPI_SUCCESS;
 }
 

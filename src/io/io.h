@@ -15,6 +15,17 @@
  * every sum of an offset, a tile's extent and a displacement inside int64_t. */
 #define CR_IO_OFFSET_MAX ((MPI_Offset)1 << 62)
 
+/* A data representation made by MPI_Register_datarep (it lives until MPI_Finalize). NULL
+ * conversion functions: the file holds native data (only the extents are the user's). */
+typedef struct cr_io_rep {
+    struct cr_io_rep *next;
+    char name[MPI_MAX_DATAREP_STRING];
+    MPI_Datarep_conversion_function *read, *write;       /* from MPI_Register_datarep */
+    MPI_Datarep_conversion_function_c *read_c, *write_c; /* from MPI_Register_datarep_c */
+    MPI_Datarep_extent_function *extent;
+    void *extra;
+} cr_io_rep;
+
 /* An open file. Every process of the file's group holds one for the same file; what they
  * share (the shared file pointer) lives in a window of the file's own communicator. */
 typedef struct cr_file {
@@ -30,6 +41,7 @@ typedef struct cr_file {
     cr_dtype *etype, *ftype;   /* referenced while they are the view */
     char datarep[16];
     bool external;             /* datarep "external32": big-endian in the file */
+    const cr_io_rep *rep;      /* a user's data representation, or NULL */
     bool view_contig;          /* the tiles abut: stream byte P is at disp + ftype->true_lb + P */
     MPI_Offset pos;            /* the individual file pointer, in etypes */
     bool atomic;
@@ -63,6 +75,9 @@ MPI_Offset cr_io_byte_of(const cr_file *f, MPI_Offset at);
 /* Whether dt's data lies at nonnegative displacements that never go back, and (unless
  * overlap_ok: files opened only for reading) never overlap: the rule for etypes and filetypes. */
 bool cr_io_type_forward(const cr_dtype *dt, bool overlap_ok);
+/* Whether the file's data representation stores dt's data in as many bytes as memory does
+ * (then views lay it out as native data; Courier takes no other types with a conversion). */
+bool cr_io_same_size(const cr_file *f, bool external, const cr_io_rep *rep, cr_dtype *dt);
 /* errno to an error code naming `what` (the call's object: the file name). */
 int cr_io_errno(int e, const char *doing, const char *path);
 

@@ -39,15 +39,10 @@ static int access_check(const cr_file *f, bool write, where w, MPI_Offset offset
     if (__builtin_mul_overflow((uint64_t)dt->size, (uint64_t)count, &total) || total > (uint64_t)CR_IO_OFFSET_MAX)
         return cr_err(MPI_ERR_COUNT, "count=%lld elements of %lld bytes: more than a file holds", (long long)count,
                       (long long)dt->size);
-    if (f->external) {
-        MPI_Count ext = 0;
-        cr_mpi_pack_external_size("external32", count, (cr_dtype *)dt, &ext);
-        if ((uint64_t)ext != total)
-            return cr_err(MPI_ERR_UNSUPPORTED_DATAREP, "the datatype's external32 size (%lld bytes) differs from its "
-                                                       "native size (%llu): Courier's external32 files take types "
-                                                       "of the same size in both (not long, long double, wchar_t)",
-                          (long long)ext, (unsigned long long)total);
-    }
+    if (!cr_io_same_size(f, f->external, f->rep, (cr_dtype *)dt))
+        return cr_err(MPI_ERR_UNSUPPORTED_DATAREP, "the datatype's size in datarep \"%s\" differs from its native "
+                                                   "size: Courier converts types stored in as many bytes as in memory",
+                      f->datarep);
     if (total % (uint64_t)f->etype->size != 0)
         return cr_err(MPI_ERR_TYPE, "count=%lld elements of %lld bytes are not a whole number of the view's etypes "
                                     "(%lld bytes)", (long long)count, (long long)dt->size, (long long)f->etype->size);

@@ -44,9 +44,9 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRHANDLER_NULL), MPI_ERR_ERRHANDLER);
 
     /* Unsupported procedures say so and name themselves. */
-    rc = CHECK_CLASS(MPI_Register_datarep("courier-rep", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
-                                          NULL, NULL), MPI_ERR_UNSUPPORTED_OPERATION);
-    CHECK(mt_string_has(rc, "MPI_Register_datarep"), "unsupported message does not name the call");
+    rc = CHECK_CLASS(MPI_Comm_spawn("courier-no-such-program", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF,
+                                    &(MPI_Comm){MPI_COMM_NULL}, MPI_ERRCODES_IGNORE), MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(mt_string_has(rc, "MPI_Comm_spawn"), "unsupported message does not name the call");
     /* Calls about no open file raise on MPI_FILE_NULL's handler (MPI_ERRORS_RETURN). */
     rc = CHECK_CLASS(MPI_File_delete("courier-no-such-file", MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE);
     CHECK(mt_string_has(rc, "MPI_File_delete") && mt_string_has(rc, "courier-no-such-file"), "message");
