@@ -505,10 +505,21 @@ int cr_mpi_parrived(MPI_Request request, int partition, int *flag)
         return err;
     if (!p->req->done)
         cr_progress_poll();
-    if (p->req->done || p->part_bytes == 0)
+    if (p->req->done)
         return MPI_SUCCESS;
-    if (!p->bound || p->h.part_bytes == 0) {
+    if (!p->bound) {
         *flag = 0;
+        return MPI_SUCCESS;
+    }
+    if (p->part_bytes == 0 || p->h.part_bytes == 0) {
+        /* Partitions of no data still arrive only when their sender marks them ready: with as
+         * many partitions on both sides, partition i is the sender's i; otherwise (no bytes to
+         * map them by) when all of the sender's have come. */
+        for (int64_t k = 0; k < p->h.partitions; k++)
+            if (!p->arrived[k] && (p->h.partitions != p->partitions || k == partition)) {
+                *flag = 0;
+                break;
+            }
         return MPI_SUCCESS;
     }
     /* the sender's partitions that hold this one's bytes */

@@ -12,6 +12,8 @@
  *     order, and two tags initialised in opposite orders on the two sides;
  *   - partitioned traffic never matches an ordinary MPI_ANY_TAG receive;
  *   - MPI_PROC_NULL, zero partitions, MPI_Parrived on null and inactive requests;
+ *   - partitions of no data (mpi4py's ring with empty buffers): MPI_Parrived says false until the
+ *     sender marks the partition ready, then true;
  *   - the errors: MPI_Pready on an inactive request, out of range, twice; MPI_Parrived on a
  *     send; wildcards in MPI_Precv_init; negative partitions. */
 #include "mpitest.h"
@@ -103,6 +105,42 @@ static void exchange(int sp, int sc, int rp, int rc, int rounds, int tag, int ho
     free(seen);
     free(sb);
     free(rb);
+}
+
+/* Partitions of 0 ints: nothing to move, but a partition arrives only once its sender marked it
+ * ready (mpi4py's testRing with empty buffers). */
+static void empty_partitions(void)
+{
+    enum { P = 3 };
+    int sb[1] = {0}, rb[1] = {-1};
+    MPI_Request sreq, rreq;
+    CHECK_CLASS(MPI_Psend_init(sb, P, 0, MPI_INT, peer, 50, MPI_COMM_WORLD, MPI_INFO_NULL, &sreq), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Precv_init(rb, P, 0, MPI_INT, peer, 50, MPI_COMM_WORLD, MPI_INFO_NULL, &rreq), MPI_SUCCESS);
+    for (int round = 0; round < 3; round++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_CLASS(MPI_Start(&rreq), MPI_SUCCESS);
+        for (int i = 0; i < P; i++) {
+            int flag = -1;
+            CHECK_CLASS(MPI_Parrived(rreq, i, &flag), MPI_SUCCESS);
+            CHECK(flag == 0, "round %d: empty partition %d arrived before its sender started", round, i);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK_CLASS(MPI_Start(&sreq), MPI_SUCCESS);
+        for (int i = 0; i < P; i++)
+            CHECK_CLASS(MPI_Pready(i, sreq), MPI_SUCCESS);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int i = 0; i < P; i++) {
+            int flag = 0;
+            for (long spins = 0; !flag && spins < 100000000; spins++)
+                CHECK_CLASS(MPI_Parrived(rreq, i, &flag), MPI_SUCCESS);
+            CHECK(flag, "round %d: empty partition %d never arrived", round, i);
+        }
+        CHECK_CLASS(MPI_Wait(&rreq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK_CLASS(MPI_Wait(&sreq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        CHECK(rb[0] == -1, "an empty receive wrote its buffer");
+    }
+    MPI_Request_free(&sreq);
+    MPI_Request_free(&rreq);
 }
 
 /* A receive type with gaps: each int in 8 bytes. */
@@ -296,5 +334,6 @@ int main(int argc, char **argv)
     order();
     apart();
     edges();
+    empty_partitions();
     return mt_finish();
 }
