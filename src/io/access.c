@@ -243,23 +243,24 @@ static int span_lock(const cr_file *f, MPI_Offset first, MPI_Offset last, short 
     return 0;
 }
 
-/* A user's conversion function over count elements of dt between buf and the file's bytes. */
-static int user_convert(const cr_file *f, bool write, void *buf, MPI_Count count, cr_dtype *dt, void *filebuf)
+/* A user's conversion function over the first `items` data items (the predefined elements of
+ * dt's typemap, tiled: the standard's count) between buf and the file's bytes, in calls of at
+ * most INT32_MAX items for functions with an int count, `position` naming the first item of each. */
+static int user_convert(const cr_file *f, bool write, void *buf, uint64_t items, cr_dtype *dt, char *filebuf)
 {
     const cr_io_rep *r = f->rep;
     MPI_Datatype h = (MPI_Datatype)(uintptr_t)dt->obj.handle;
-    int rc;
-    if (r->read_c || r->write_c) {
-        rc = (write ? r->write_c : r->read_c)(buf, h, count, filebuf, 0, r->extra);
-    } else {
-        if (count > INT32_MAX)
-            return cr_err(MPI_ERR_COUNT, "count=%lld elements do not fit the int count of datarep \"%s\"'s conversion "
-                                         "functions (register it with MPI_Register_datarep_c)", (long long)count, r->name);
-        rc = (write ? r->write : r->read)(buf, h, (int)count, filebuf, 0, r->extra);
+    uint64_t item_bytes = (uint64_t)dt->leaf->size; /* (types in a user's representation have a leaf: rw.c) */
+    for (uint64_t done = 0; done < items;) {
+        uint64_t n = r->read_c || r->write_c ? items - done : CR_MIN(items - done, (uint64_t)INT32_MAX);
+        char *fb = filebuf + done * item_bytes;
+        int rc = r->read_c || r->write_c ? (write ? r->write_c : r->read_c)(buf, h, (MPI_Count)n, fb, (MPI_Offset)done, r->extra)
+                                         : (write ? r->write : r->read)(buf, h, (int)n, fb, (MPI_Offset)done, r->extra);
+        if (rc != MPI_SUCCESS)
+            return cr_err(MPI_ERR_CONVERSION, "the %s conversion function of datarep \"%s\" returned %d",
+                          write ? "write" : "read", r->name, rc);
+        done += n;
     }
-    if (rc != MPI_SUCCESS)
-        return cr_err(MPI_ERR_CONVERSION, "the %s conversion function of datarep \"%s\" returned %d",
-                      write ? "write" : "read", r->name, rc);
     return MPI_SUCCESS;
 }
 
@@ -305,16 +306,18 @@ int cr_io_access(cr_file *f, bool write, MPI_Offset at, void *buf, MPI_Count cou
         int err = MPI_SUCCESS;
         if (write) {
             err = f->external ? cr_mpi_pack_external("external32", buf, count, dt, tmp, (MPI_Count)total, &position)
-                              : user_convert(f, true, buf, count, dt, tmp);
+                              : user_convert(f, true, buf, total / (uint64_t)dt->leaf->size, dt, tmp);
             if (!err)
                 e = move_stream(f, true, at, tmp, total, &got);
         } else {
-            /* whole elements only: a partial one at the end of the file stays as it was */
+            /* whole elements (external32) or whole items (a user's representation) only: a
+             * partial one at the end of the file stays as it was */
             e = move_stream(f, false, at, tmp, total, &got);
             MPI_Count whole = (MPI_Count)(got / (uint64_t)dt->size);
-            if (!e && whole)
-                err = f->external ? cr_mpi_unpack_external("external32", tmp, (MPI_Count)total, &position, buf, whole, dt)
-                                  : user_convert(f, false, buf, whole, dt, tmp);
+            if (!e && f->external && whole)
+                err = cr_mpi_unpack_external("external32", tmp, (MPI_Count)total, &position, buf, whole, dt);
+            else if (!e && !f->external && got >= (uint64_t)dt->leaf->size)
+                err = user_convert(f, false, buf, got / (uint64_t)dt->leaf->size, dt, tmp);
         }
         *moved = got;
         if (err) {

@@ -39,7 +39,7 @@ typedef struct cr_file {
      * ...; positions (file pointers, offsets of the _at calls) count etypes of that data. */
     MPI_Offset disp;
     cr_dtype *etype, *ftype;   /* referenced while they are the view */
-    char datarep[16];
+    char datarep[MPI_MAX_DATAREP_STRING];
     bool external;             /* datarep "external32": big-endian in the file */
     const cr_io_rep *rep;      /* a user's data representation, or NULL */
     bool view_contig;          /* the tiles abut: stream byte P is at disp + ftype->true_lb + P */

@@ -16,7 +16,9 @@ static uint32_t swap32(uint32_t v)
     return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
 }
 
-/* Conversions for contiguous MPI_INT data: the file holds each int byte-swapped. */
+/* Conversions for data of contiguous ints (MPI_INT, or a contiguous type of them): the file holds each int
+ * byte-swapped. As the standard says, count counts data items (the ints of the tiled typemap) and position is the
+ * index of the first one in userbuf. */
 static int swap_ints(void *userbuf, MPI_Datatype dt, MPI_Count count, void *filebuf, MPI_Offset position,
                      bool to_file)
 {
@@ -24,8 +26,8 @@ static int swap_ints(void *userbuf, MPI_Datatype dt, MPI_Count count, void *file
     MPI_Type_size(dt, &sz);
     if (sz % 4)
         return MPI_ERR_TYPE;
-    uint32_t *u = (uint32_t *)userbuf + position * (sz / 4), *f = filebuf;
-    for (MPI_Count i = 0; i < count * (sz / 4); i++) {
+    uint32_t *u = (uint32_t *)userbuf + position, *f = filebuf;
+    for (MPI_Count i = 0; i < count; i++) {
         if (to_file)
             f[i] = swap32(u[i]);
         else
@@ -83,7 +85,7 @@ enum { N = 1000 };
 
 /* Each process writes N ints at its place through `rep`, then the raw bytes are read through the native view
  * and the values through `rep` again. */
-static void round_trip(const char *rep, calls *c, bool swapped, bool large)
+static void round_trip(const char *rep, calls *c, bool swapped, bool large, bool quads)
 {
     const char *path = io_path("datarep");
     MPI_File fh;
@@ -100,8 +102,13 @@ static void round_trip(const char *rep, calls *c, bool swapped, bool large)
     CHECK(strcmp(shown, rep) == 0, "get_view says datarep \"%s\", want \"%s\"", shown, rep);
     MPI_Status st;
     int before = c->writes;
+    MPI_Datatype quad;
+    MPI_Type_contiguous(4, MPI_INT, &quad);
+    MPI_Type_commit(&quad);
     if (large)
         CHECK_CLASS(MPI_File_write_at_all_c(fh, (MPI_Offset)rank * N, mine, (MPI_Count)N, MPI_INT, &st), MPI_SUCCESS);
+    else if (quads) /* 4 ints a memory element: the conversion gets N items, not N / 4 */
+        CHECK_CLASS(MPI_File_write_at_all(fh, (MPI_Offset)rank * N, mine, N / 4, quad, &st), MPI_SUCCESS);
     else
         CHECK_CLASS(MPI_File_write_at_all(fh, (MPI_Offset)rank * N, mine, N, MPI_INT, &st), MPI_SUCCESS);
     CHECK(io_count(&st, MPI_INT) == N, "wrote %d ints", io_count(&st, MPI_INT));
@@ -121,7 +128,10 @@ static void round_trip(const char *rep, calls *c, bool swapped, bool large)
     CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, rep, MPI_INFO_NULL), MPI_SUCCESS);
     before = c->reads;
     memset(got, 0, N * sizeof *got);
-    CHECK_CLASS(MPI_File_read_at(fh, (MPI_Offset)peer * N, got, N, MPI_INT, &st), MPI_SUCCESS);
+    if (quads)
+        CHECK_CLASS(MPI_File_read_at(fh, (MPI_Offset)peer * N, got, N / 4, quad, &st), MPI_SUCCESS);
+    else
+        CHECK_CLASS(MPI_File_read_at(fh, (MPI_Offset)peer * N, got, N, MPI_INT, &st), MPI_SUCCESS);
     CHECK(c->reads > before || !swapped, "the read conversion function was not called");
     bad = 0;
     for (int i = 0; i < N; i++)
@@ -138,6 +148,7 @@ static void round_trip(const char *rep, calls *c, bool swapped, bool large)
     CHECK(ext == 4 && c->extents > extents, "extent %ld, extent function called %d times", (long)ext,
           c->extents - extents);
     CHECK_CLASS(MPI_File_close(&fh), MPI_SUCCESS);
+    MPI_Type_free(&quad);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         MPI_File_delete(path, MPI_INFO_NULL);
@@ -164,12 +175,16 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_Register_datarep_c("courier-swap-c", read_fn_c, write_fn_c, native_extent, &swap_c),
                 MPI_ERR_DUP_DATAREP);
     CHECK_CLASS(MPI_Register_datarep("courier-failing", failing_fn, failing_fn, native_extent, &failing), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Register_datarep("courier-a-representation-whose-name-is-longer-than-sixteen-characters",
+                                     read_fn, write_fn, native_extent, &swap), MPI_SUCCESS);
+    round_trip("courier-a-representation-whose-name-is-longer-than-sixteen-characters", &swap, true, false, false);
     CHECK_CLASS(MPI_Register_datarep("courier-wide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, wide_extent,
                                      &wide), MPI_SUCCESS);
 
-    round_trip("courier-swap", &swap, true, false);
-    round_trip("courier-swap-c", &swap_c, true, true);
-    round_trip("courier-plain", &plain, false, false);
+    round_trip("courier-swap", &swap, true, false, false);
+    round_trip("courier-swap", &swap, true, false, true);
+    round_trip("courier-swap-c", &swap_c, true, true, false);
+    round_trip("courier-plain", &plain, false, false, false);
     CHECK(plain.reads == 0 && plain.writes == 0, "calls counted for a representation without functions");
 
     const char *path = io_path("failing");
