@@ -86,6 +86,15 @@ int cr_mpi_comm_test_inter(cr_comm *comm, int *flag)
     return MPI_SUCCESS;
 }
 
+/* A process started by MPI_Comm_spawn would get the intercommunicator to its parents here; Courier
+ * starts processes only through its launchers, so every process has none: MPI_COMM_NULL, the
+ * standard's answer for a process that was not spawned. mpi4py and the MPICH suite ask at start. */
+int cr_mpi_comm_get_parent(MPI_Comm *parent)
+{
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
 int cr_mpi_comm_remote_size(cr_comm *comm, int *size)
 {
     if (!comm->inter)

@@ -2,6 +2,9 @@
  * by hardware type), never at start-up. */
 #include "hwtopo.h"
 
+#include "cr_impl.h"
+#include "info.h"
+
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,10 +15,14 @@
 const char *const cr_hw_level_names[CR_HW_LEVELS] = {"hwthread", "core",     "L1cache", "L2cache",
                                                       "L3cache",  "numanode", "package"};
 
+const char *const cr_hw_level_uris[CR_HW_LEVELS] = {"hwloc://PU",      "hwloc://Core",     "hwloc://L1Cache",
+                                                     "hwloc://L2Cache", "hwloc://L3Cache",  "hwloc://NUMANode",
+                                                     "hwloc://Package"};
+
 int cr_hw_level_of(const char *name)
 {
     for (int i = 0; name && i < CR_HW_LEVELS; i++)
-        if (!strcasecmp(name, cr_hw_level_names[i]))
+        if (!strcasecmp(name, cr_hw_level_names[i]) || !strcasecmp(name, cr_hw_level_uris[i]))
             return i;
     return -1;
 }
@@ -110,4 +117,24 @@ void cr_hw_place(int ids[CR_HW_LEVELS])
             ids[l] = first ? here[l] : ids[l] == here[l] ? ids[l] : -1;
         first = false;
     }
+}
+
+/* MPI_Get_hw_resource_info: for each hardware level, the key is its hwloc URI and the value says
+ * whether this process is restricted to one object of that level now (its CPU affinity lies
+ * within one), "true" or "false", as the standard defines the values. The keys are the names
+ * MPI_Comm_split_type takes, so a program can split by a level it finds "true". (MPICH 5.0 and
+ * Open MPI 5.0 return an empty info; Open MPI 6 returns these keys.) */
+int cr_mpi_get_hw_resource_info(MPI_Info *hw_info)
+{
+    int ids[CR_HW_LEVELS], err;
+    cr_info *info;
+    cr_hw_place(ids);
+    if ((err = cr_info_new(hw_info, &info)))
+        return err;
+    for (int l = 0; l < CR_HW_LEVELS; l++)
+        if ((err = cr_info_put(info, cr_hw_level_uris[l], ids[l] >= 0 ? "true" : "false"))) {
+            cr_mpi_info_free(hw_info);
+            return err;
+        }
+    return MPI_SUCCESS;
 }

@@ -6,10 +6,13 @@
 /* Hardware levels, finest first. */
 enum { CR_HW_HWTHREAD, CR_HW_CORE, CR_HW_L1, CR_HW_L2, CR_HW_L3, CR_HW_NUMA, CR_HW_PACKAGE, CR_HW_LEVELS };
 
-/* The names MPI_Comm_split_type's "mpi_hw_resource_type" info value takes for each level. */
+/* The names MPI_Comm_split_type's "mpi_hw_resource_type" info value takes for each level: the
+ * bare words MPICH and Open MPI take, and the URIs of hwloc's types ("hwloc://NUMANode"), the
+ * form the standard recommends and the keys of MPI_Get_hw_resource_info. */
 extern const char *const cr_hw_level_names[CR_HW_LEVELS];
+extern const char *const cr_hw_level_uris[CR_HW_LEVELS];
 
-/* The level a name means (compared without regard to case), or -1. */
+/* The level a name or URI means (compared without regard to case), or -1. */
 int cr_hw_level_of(const char *name);
 
 /* For each level, an id of the object of that level that holds every CPU this process may run

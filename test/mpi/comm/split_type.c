@@ -1,11 +1,21 @@
 /* split_type.c: MPI_Comm_split_type by node (MPI_COMM_TYPE_SHARED) and by hardware object
  * (HW_GUIDED with each resource type Courier names, and HW_UNGUIDED): each result is a subset
  * of the one for the next coarser object, unknown types give MPI_COMM_NULL everywhere.
- * RESOURCE_GUIDED follows the same resource names. On an intercommunicator each group splits
- * by node and the result is an intercommunicator between the two groups' parts. */
+ * RESOURCE_GUIDED follows the same resource names, and the hwloc URIs name the same levels.
+ * MPI_Get_hw_resource_info gives each URI with "true" exactly when a split by it gives this
+ * process a communicator, at the moment of the call: bound to one CPU, every level it names is
+ * "true" for the hardware thread. On an intercommunicator each group splits by node and the
+ * result is an intercommunicator between the two groups' parts. */
+#define _GNU_SOURCE
 #include "mpitest.h"
 
+#include <sched.h>
+#include <string.h>
+
 static const char *levels[] = {"hwthread", "core", "L1cache", "L2cache", "L3cache", "numanode", "package"};
+/* The same levels as hwloc URIs: the keys of MPI_Get_hw_resource_info. */
+static const char *uris[] = {"hwloc://PU",      "hwloc://Core",     "hwloc://L1Cache", "hwloc://L2Cache",
+                             "hwloc://L3Cache", "hwloc://NUMANode", "hwloc://Package"};
 enum { NLEVELS = 7 };
 
 /* Whether every process of a is in b. */
@@ -95,11 +105,66 @@ static void check_on(MPI_Comm comm)
     MPI_Comm_free(&shm);
 }
 
+/* The info's value for a level: 1 "true", 0 "false", -1 absent or something else. */
+static int hw_value(MPI_Info info, const char *key)
+{
+    char v[MPI_MAX_INFO_VAL];
+    int len = sizeof v, flag = 0;
+    MPI_Info_get_string(info, key, &len, v, &flag);
+    return !flag ? -1 : !strcmp(v, "true") ? 1 : !strcmp(v, "false") ? 0 : -1;
+}
+
+/* MPI_Get_hw_resource_info against the splits, now and bound to one CPU. */
+static void check_hw_info(void)
+{
+    MPI_Info info;
+    CHECK_CLASS(MPI_Get_hw_resource_info(&info), MPI_SUCCESS);
+    int nkeys = 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    CHECK(nkeys == NLEVELS, "MPI_Get_hw_resource_info gave %d keys, expected %d", nkeys, NLEVELS);
+    for (int l = 0; l < NLEVELS; l++) {
+        int v = hw_value(info, uris[l]);
+        CHECK(v >= 0, "MPI_Get_hw_resource_info: %s is missing or not true/false", uris[l]);
+        /* a split by the URI is the split by the word, and exists here exactly when "true" */
+        MPI_Comm by_uri = guided(MPI_COMM_SELF, uris[l]), by_word = guided(MPI_COMM_SELF, levels[l]);
+        CHECK((by_uri != MPI_COMM_NULL) == (v == 1), "%s is %d but a split by it gave %s", uris[l], v,
+              by_uri == MPI_COMM_NULL ? "MPI_COMM_NULL" : "a communicator");
+        CHECK((by_uri != MPI_COMM_NULL) == (by_word != MPI_COMM_NULL), "splits by %s and by %s differ", uris[l],
+              levels[l]);
+        if (by_uri != MPI_COMM_NULL)
+            MPI_Comm_free(&by_uri);
+        if (by_word != MPI_COMM_NULL)
+            MPI_Comm_free(&by_word);
+    }
+    MPI_Info_free(&info);
+
+    /* Bound to the CPU it runs on, the process is restricted to one hardware thread. */
+    cpu_set_t was, one;
+    int cpu = sched_getcpu();
+    if (cpu >= 0 && sched_getaffinity(0, sizeof was, &was) == 0) {
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) == 0) {
+            CHECK_CLASS(MPI_Get_hw_resource_info(&info), MPI_SUCCESS);
+            CHECK(hw_value(info, "hwloc://PU") == 1, "bound to CPU %d, hwloc://PU is not \"true\"", cpu);
+            MPI_Info_free(&info);
+            sched_setaffinity(0, sizeof was, &was);
+            /* and with its old affinity again, the answer is the first one's (the moment of the call) */
+            int count = CPU_COUNT(&was);
+            CHECK_CLASS(MPI_Get_hw_resource_info(&info), MPI_SUCCESS);
+            CHECK(count == 1 || hw_value(info, "hwloc://PU") == 0, "free to run on %d CPUs, hwloc://PU is not "
+                  "\"false\"", count);
+            MPI_Info_free(&info);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     check_on(MPI_COMM_WORLD);
+    check_hw_info();
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, mt_rank % 2, mt_rank, &half);
     check_on(half);

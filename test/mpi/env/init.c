@@ -1,5 +1,5 @@
 /* Start-up and environment queries: MPI_Init/Finalize state, versions, processor name, timers,
- * memory, thread levels and the predefined attributes of MPI_COMM_WORLD. */
+ * memory, thread levels, the parent (none) and the predefined attributes of MPI_COMM_WORLD. */
 #include "mpitest.h"
 
 #include <unistd.h>
@@ -21,6 +21,11 @@ int main(int argc, char **argv)
     CHECK(flag == 1, "the thread that called MPI_Init is not main");
     MPI_Initialized(&flag);
     CHECK(flag == 1, "MPI_Initialized after MPI_Init gave %d", flag);
+
+    /* A process its launcher started (not MPI_Comm_spawn) has no parent. */
+    MPI_Comm parent = MPI_COMM_WORLD;
+    CHECK_CLASS(MPI_Comm_get_parent(&parent), MPI_SUCCESS);
+    CHECK(parent == MPI_COMM_NULL, "MPI_Comm_get_parent gave %p, not MPI_COMM_NULL", (void *)parent);
 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
