@@ -38,12 +38,15 @@ static int g_cancel(cr_request *r)
     return g->cancel_fn ? g->cancel_fn(g->extra_state, r->done) : MPI_SUCCESS;
 }
 
-static void g_release(cr_request *r)
+/* free_fn's error goes to the completion call that released the request; when the release
+ * comes from MPI_Request_free or MPI_Grequest_complete (a request the user freed before), that
+ * call returns it. */
+static int g_release(cr_request *r)
 {
     grequest *g = r->owner;
-    if (g->free_fn)
-        g->free_fn(g->extra_state); /* its error has no call to return to: the request is gone */
+    int err = g->free_fn ? g->free_fn(g->extra_state) : MPI_SUCCESS;
     free(g);
+    return err;
 }
 
 static const cr_request_ops grequest_ops = {.cancel = g_cancel, .release = g_release, .query = g_query};
@@ -74,6 +77,11 @@ int cr_mpi_grequest_complete(MPI_Request request)
     if (r->done)
         return cr_err(MPI_ERR_REQUEST, "request=%#lx was already completed by MPI_Grequest_complete",
                       (unsigned long)(uintptr_t)request);
+    if (r->freed) { /* the user freed it before: it goes now, and free_fn's error is this call's */
+        r->freed = 0;
+        cr_request_complete(r);
+        return cr_request_release(r);
+    }
     cr_request_complete(r);
     return MPI_SUCCESS;
 }

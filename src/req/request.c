@@ -31,15 +31,15 @@ cr_request *cr_request_new(cr_req_kind kind, const cr_request_ops *ops)
     return cr_request_take(kind, ops);
 }
 
-void cr_request_release(cr_request *r)
+int cr_request_release(cr_request *r)
 {
     if (r->obj.predefined) /* cr_request_sent: shared by threads, so not even its count moves */
-        return;
+        return MPI_SUCCESS;
     if (!cr_obj_unref(r))
-        return;
-    if (r->ops && r->ops->release)
-        r->ops->release(r);
+        return MPI_SUCCESS;
+    int err = r->ops && r->ops->release ? r->ops->release(r) : MPI_SUCCESS;
     cr_obj_free(r);
+    return err;
 }
 
 void cr_request_complete_any(cr_request *r)
@@ -76,14 +76,22 @@ static int finish(MPI_Request *h, cr_request *r, MPI_Status *status, bool severa
         *status = r->status;
     else if (status)
         cr_status_out(status, &r->status);
+    struct cr_errobj *target = r->err_target; /* (read before the request may be released) */
     if (r->persistent) {
         r->active = 0;
     } else {
-        cr_request_release(r);
+        /* A generalized request's free_fn runs here, after its query_fn; when the operation
+         * succeeded, free_fn's error is the call's (MPICH and Open MPI return it too). */
+        int release_err = cr_request_release(r);
         *h = MPI_REQUEST_NULL;
+        if (release_err && !err) {
+            err = release_err;
+            if (status && several)
+                status->MPI_ERROR = err;
+        }
     }
     if (err)
-        cr_err_target_hint = r->err_target;
+        cr_err_target_hint = target;
     return err;
 }
 
@@ -537,8 +545,7 @@ int cr_mpi_request_free(MPI_Request *h)
         r->freed = 1; /* released when the operation completes */
         return MPI_SUCCESS;
     }
-    cr_request_release(r);
-    return MPI_SUCCESS;
+    return cr_request_release(r);
 }
 
 int cr_mpi_cancel(MPI_Request *h)

@@ -47,7 +47,9 @@ struct cr_errobj;
 typedef struct cr_request_ops {
     int (*start)(struct cr_request *r);
     int (*cancel)(struct cr_request *r);
-    void (*release)(struct cr_request *r);
+    /* Returns an error code: a generalized request's free function can fail, and the call that
+     * completed the request reports it. */
+    int (*release)(struct cr_request *r);
     /* Fills `status` of a completed request each time it reports (generalized requests ask
      * the user's query function); returns the operation's error code. */
     int (*query)(struct cr_request *r);
@@ -123,8 +125,9 @@ static CR_ALWAYS_INLINE cr_request *cr_request_take(cr_req_kind kind, const cr_r
     }
     return r;
 }
-/* Drops a reference; releases the request with the last. */
-void cr_request_release(cr_request *r);
+/* Drops a reference; releases the request with the last. Returns the release's error (a
+ * generalized request's free function), MPI_SUCCESS when it has none or the request lives on. */
+int cr_request_release(cr_request *r);
 /* Marks the operation complete. A request the user already freed is released. */
 void cr_request_complete_any(cr_request *r);
 /* The same, inline for the common request (no completion callback, no wait set enrolled, not

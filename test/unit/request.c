@@ -42,10 +42,11 @@ static int toy_cancel(cr_request *r)
     return MPI_SUCCESS;
 }
 
-static void toy_release(cr_request *r)
+static int toy_release(cr_request *r)
 {
     (void)r;
     C.releases++;
+    return MPI_SUCCESS;
 }
 
 static const cr_request_ops toy_ops = {toy_start, toy_cancel, toy_release};
