@@ -434,9 +434,10 @@ static int sched_cancel(cr_request *r)
                                    "persistent collective request)");
 }
 
-static void sched_release(cr_request *r)
+static int sched_release(cr_request *r)
 {
     cr_sched_free(r->owner);
+    return MPI_SUCCESS;
 }
 
 static const cr_request_ops sched_ops = {sched_start, sched_cancel, sched_release};

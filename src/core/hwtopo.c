@@ -120,19 +120,21 @@ void cr_hw_place(int ids[CR_HW_LEVELS])
 }
 
 /* MPI_Get_hw_resource_info: for each hardware level, the key is its hwloc URI and the value says
- * whether this process is restricted to one object of that level now (its CPU affinity lies
- * within one), "true" or "false", as the standard defines the values. The keys are the names
- * MPI_Comm_split_type takes, so a program can split by a level it finds "true". (MPICH 5.0 and
- * Open MPI 5.0 return an empty info; Open MPI 6 returns these keys.) */
+ * whether this process is restricted to one object of that level now (the calling thread's CPU
+ * affinity lies within one), "true" or "false", as the standard defines the values. A level
+ * sysfs does not describe for the CPU this runs on (no L3 cache, say) has no key: "false" would
+ * claim several. The keys are the names MPI_Comm_split_type takes, so a program can split by a
+ * level it finds "true". (MPICH 5.0 and Open MPI 5.0 return an empty info object.) */
 int cr_mpi_get_hw_resource_info(MPI_Info *hw_info)
 {
-    int ids[CR_HW_LEVELS], err;
+    int ids[CR_HW_LEVELS], known[CR_HW_LEVELS], cpu = sched_getcpu(), err;
     cr_info *info;
     cr_hw_place(ids);
+    cpu_place(cpu < 0 ? 0 : cpu, known);
     if ((err = cr_info_new(hw_info, &info)))
         return err;
     for (int l = 0; l < CR_HW_LEVELS; l++)
-        if ((err = cr_info_put(info, cr_hw_level_uris[l], ids[l] >= 0 ? "true" : "false"))) {
+        if (known[l] >= 0 && (err = cr_info_put(info, cr_hw_level_uris[l], ids[l] >= 0 ? "true" : "false"))) {
             cr_mpi_info_free(hw_info);
             return err;
         }

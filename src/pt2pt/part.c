@@ -326,11 +326,11 @@ static int part_start(cr_request *r)
     return p->bound ? post_round(p) : MPI_SUCCESS;
 }
 
-static void part_release(cr_request *r)
+static int part_release(cr_request *r)
 {
     part *p = r->owner;
     if (!p)
-        return;
+        return MPI_SUCCESS;
     if (!p->send && !p->bound) {
         unpend(p);
         hook_update();
@@ -343,6 +343,7 @@ static void part_release(cr_request *r)
     free(p->packed);
     free(p);
     r->owner = NULL;
+    return MPI_SUCCESS;
 }
 
 static const cr_request_ops part_ops = {part_start, NULL, part_release, NULL};

@@ -1008,12 +1008,13 @@ static int request_cancel(cr_request *r)
     return r->kind == CR_REQ_SEND || r->kind == CR_REQ_RECV ? cr_pt2pt_cancel(r) : MPI_SUCCESS;
 }
 
-static void request_release(cr_request *r)
+static int request_release(cr_request *r)
 {
     if (r->holds_comm)
         cr_comm_release(r->comm);
     if (r->holds_dt)
         cr_dtype_release(r->dt);
+    return MPI_SUCCESS;
 }
 
 const cr_request_ops cr_pt2pt_request_ops = {request_start, request_cancel, request_release};

@@ -52,6 +52,8 @@ void cr_request_complete_any(cr_request *r)
         r->waiter->completed += r->waits;
     if (r->freed && !r->persistent) {
         r->freed = 0;
+        /* (no call to report an error to here: a generalized request, whose free_fn can fail,
+         * never gets here freed, since MPI_Grequest_complete releases it itself) */
         cr_request_release(r);
     }
 }
@@ -80,11 +82,13 @@ static int finish(MPI_Request *h, cr_request *r, MPI_Status *status, bool severa
     if (r->persistent) {
         r->active = 0;
     } else {
-        /* A generalized request's free_fn runs here, after its query_fn; when the operation
-         * succeeded, free_fn's error is the call's (MPICH and Open MPI return it too). */
+        /* A generalized request's free_fn runs here, after its query_fn. When it fails, its
+         * error is the call's and the status's: the standard has the error of "the last
+         * callback, namely free_fn". When only query_fn fails, the call reports query_fn's
+         * error (as MPICH does; mpi4py's tests expect it), not free_fn's MPI_SUCCESS. */
         int release_err = cr_request_release(r);
         *h = MPI_REQUEST_NULL;
-        if (release_err && !err) {
+        if (release_err) {
             err = release_err;
             if (status && several)
                 status->MPI_ERROR = err;

@@ -1,8 +1,9 @@
 /* Errors of a generalized request's own functions reach the call that ran them:
- *   - query_fn's error is the completion call's (MPI_Wait, MPI_Test; MPI_Waitall reports it as
- *     MPI_ERR_IN_STATUS with the status's MPI_ERROR);
- *   - free_fn's error, when query_fn succeeded, is the error of the call that released the
- *     request: MPI_Wait, MPI_Test, MPI_Waitall (per status), MPI_Request_free of a completed
+ *   - query_fn's error is the completion call's (MPI_Wait, MPI_Test, MPI_Waitany, MPI_Testany;
+ *     the all and some forms report it as MPI_ERR_IN_STATUS with the status's MPI_ERROR, and
+ *     of three requests only the failing one's status says so);
+ *   - free_fn's error is the error of the call that released the request (also when query_fn
+ *     failed too: "the last callback, namely free_fn"): MPI_Wait, MPI_Test, MPI_Waitall (per status), MPI_Request_free of a completed
  *     request, MPI_Grequest_complete of a request the user freed before;
  *   - cancel_fn's error is MPI_Cancel's;
  *   - free_fn runs exactly once in each case, after query_fn; a request whose functions all
@@ -63,24 +64,73 @@ static MPI_Request started(gstate *g, int query_err, int free_err, int cancel_er
     return r;
 }
 
-enum { BY_WAIT, BY_TEST, BY_WAITALL, NWAYS };
-static const char *const way_name[NWAYS] = {"MPI_Wait", "MPI_Test", "MPI_Waitall"};
+enum { BY_WAIT, BY_TEST, BY_WAITANY, BY_TESTANY, BY_WAITALL, BY_TESTALL, BY_WAITSOME, BY_TESTSOME, NWAYS };
+static const char *const way_name[NWAYS] = {"MPI_Wait",    "MPI_Test",    "MPI_Waitany",  "MPI_Testany",
+                                            "MPI_Waitall", "MPI_Testall", "MPI_Waitsome", "MPI_Testsome"};
 
-/* Completes r the given way; returns the call's error class and the status's. */
+/* Whether the way reports errors per status (MPI_ERR_IN_STATUS). */
+static int in_status(int way)
+{
+    return way >= BY_WAITALL;
+}
+
+/* Completes r the given way; returns the call's error class, and the status's where the way
+ * sets it (-1 where it does not). */
 static int complete_by(int way, MPI_Request *r, MPI_Status *st, int *status_class)
 {
-    int rc, flag = 0;
-    st->MPI_ERROR = -12345;
-    if (way == BY_WAIT) {
-        rc = MPI_Wait(r, st);
-    } else if (way == BY_TEST) {
-        rc = MPI_Test(r, &flag, st);
-        CHECK(flag, "MPI_Test of a completed generalized request gave flag 0");
-    } else {
-        rc = MPI_Waitall(1, r, st);
+    int rc = MPI_SUCCESS, flag = 0, index = -1, outcount = 0;
+    st->MPI_ERROR = MPI_SUCCESS;
+    switch (way) {
+    case BY_WAIT: rc = MPI_Wait(r, st); flag = 1; break;
+    case BY_TEST: rc = MPI_Test(r, &flag, st); break;
+    case BY_WAITANY: rc = MPI_Waitany(1, r, &index, st); flag = index == 0; break;
+    case BY_TESTANY: rc = MPI_Testany(1, r, &index, &flag, st); flag = flag && index == 0; break;
+    case BY_WAITALL: rc = MPI_Waitall(1, r, st); flag = 1; break;
+    case BY_TESTALL: rc = MPI_Testall(1, r, &flag, st); break;
+    case BY_WAITSOME: rc = MPI_Waitsome(1, r, &outcount, &index, st); flag = outcount == 1 && index == 0; break;
+    case BY_TESTSOME: rc = MPI_Testsome(1, r, &outcount, &index, st); flag = outcount == 1 && index == 0; break;
     }
-    *status_class = class_of(st->MPI_ERROR);
+    CHECK(flag, "%s of a completed generalized request did not complete it", way_name[way]);
+    *status_class = in_status(way) ? class_of(st->MPI_ERROR) : -1;
     return class_of(rc);
+}
+
+/* Three requests completed together, the middle one's free_fn failing: MPI_ERR_IN_STATUS, and
+ * only its status says so (MPI_Waitall, MPI_Testall, MPI_Waitsome), with and without statuses. */
+static void one_of_three(void)
+{
+    gstate g[3];
+    MPI_Request r[3];
+    for (int way = 0; way < 3; way++)
+        for (int ignore = 0; ignore < 2; ignore++) {
+            for (int i = 0; i < 3; i++) {
+                g[i] = (gstate){MPI_SUCCESS, i == 1 ? MPI_ERR_OTHER : MPI_SUCCESS, MPI_SUCCESS, 0, 0, 0, 0};
+                MPI_Grequest_start(g_query, g_free, g_cancel, &g[i], &r[i]);
+                MPI_Grequest_complete(r[i]);
+            }
+            MPI_Status st[3];
+            for (int i = 0; i < 3; i++)
+                st[i].MPI_ERROR = -1;
+            MPI_Status *sts = ignore ? MPI_STATUSES_IGNORE : st;
+            int rc, flag = 1, outcount = 3, idx[3];
+            const char *w = way == 0 ? "MPI_Waitall" : way == 1 ? "MPI_Testall" : "MPI_Waitsome";
+            if (way == 0)
+                rc = MPI_Waitall(3, r, sts);
+            else if (way == 1)
+                rc = MPI_Testall(3, r, &flag, sts);
+            else
+                rc = MPI_Waitsome(3, r, &outcount, idx, sts);
+            CHECK(class_of(rc) == MPI_ERR_IN_STATUS && flag && outcount == 3, "%s of three, one failing: class %d "
+                  "(flag %d, %d completed), expected MPI_ERR_IN_STATUS", w, class_of(rc), flag, outcount);
+            for (int i = 0; i < 3; i++) {
+                CHECK(g[i].freed == 1 && r[i] == MPI_REQUEST_NULL, "%s of three: request %d freed %d times", w, i,
+                      g[i].freed);
+                int at = way == 2 ? idx[i] : i; /* Waitsome's statuses follow its indices */
+                if (!ignore && at >= 0 && at < 3)
+                    CHECK(class_of(st[i].MPI_ERROR) == (at == 1 ? MPI_ERR_OTHER : MPI_SUCCESS), "%s of three: "
+                          "status %d (request %d) has class %d", w, i, at, class_of(st[i].MPI_ERROR));
+            }
+        }
 }
 
 int main(int argc, char **argv)
@@ -107,9 +157,9 @@ int main(int argc, char **argv)
         /* query_fn fails. */
         r = started(&g, MPI_ERR_BUFFER, MPI_SUCCESS, MPI_SUCCESS, 1);
         cls = complete_by(way, &r, &st, &sc);
-        int want = way == BY_WAITALL ? MPI_ERR_IN_STATUS : MPI_ERR_BUFFER;
+        int want = in_status(way) ? MPI_ERR_IN_STATUS : MPI_ERR_BUFFER;
         CHECK(cls == want, "%s with query_fn failing: class %d, expected %d", w, cls, want);
-        if (way == BY_WAITALL)
+        if (in_status(way))
             CHECK(sc == MPI_ERR_BUFFER, "%s with query_fn failing: status class %d, expected %d", w, sc,
                   MPI_ERR_BUFFER);
         CHECK(g.freed == 1 && r == MPI_REQUEST_NULL, "%s with query_fn failing: free_fn ran %d times, the "
@@ -118,21 +168,25 @@ int main(int argc, char **argv)
         /* free_fn fails (query_fn succeeds): the completion call reports it. */
         r = started(&g, MPI_SUCCESS, MPI_ERR_OTHER, MPI_SUCCESS, 1);
         cls = complete_by(way, &r, &st, &sc);
-        want = way == BY_WAITALL ? MPI_ERR_IN_STATUS : MPI_ERR_OTHER;
+        want = in_status(way) ? MPI_ERR_IN_STATUS : MPI_ERR_OTHER;
         CHECK(cls == want, "%s with free_fn failing: class %d, expected %d", w, cls, want);
-        if (way == BY_WAITALL)
+        if (in_status(way))
             CHECK(sc == MPI_ERR_OTHER, "%s with free_fn failing: status class %d, expected %d", w, sc,
                   MPI_ERR_OTHER);
         CHECK(g.freed == 1 && !g.freed_before_query && r == MPI_REQUEST_NULL, "%s with free_fn failing: free_fn "
               "ran %d times (before query_fn: %d)", w, g.freed, g.freed_before_query);
 
-        /* Both fail: query_fn's error is the operation's. */
+        /* Both fail: free_fn's error, the last callback's, is the call's (the standard's words). */
         r = started(&g, MPI_ERR_BUFFER, MPI_ERR_OTHER, MPI_SUCCESS, 1);
         cls = complete_by(way, &r, &st, &sc);
-        want = way == BY_WAITALL ? MPI_ERR_IN_STATUS : MPI_ERR_BUFFER;
+        want = in_status(way) ? MPI_ERR_IN_STATUS : MPI_ERR_OTHER;
         CHECK(cls == want, "%s with both failing: class %d, expected %d", w, cls, want);
+        if (in_status(way))
+            CHECK(sc == MPI_ERR_OTHER, "%s with both failing: status class %d, expected %d", w, sc, MPI_ERR_OTHER);
         CHECK(g.freed == 1, "%s with both failing: free_fn ran %d times", w, g.freed);
     }
+
+    one_of_three();
 
     /* MPI_Request_free of a completed request runs free_fn and returns its error. */
     MPI_Request r = started(&g, MPI_SUCCESS, MPI_ERR_OTHER, MPI_SUCCESS, 1);
