@@ -17,7 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum { MAXSEG = 256 };
+enum { MAXSEG = CR_IO_MAXSEG };
 /* The base the iovec walk adds the view's offsets to. It only has to keep base + offset inside
  * the address arithmetic of uintptr_t: offsets are below 2^62 (MPI_Offset, checked). */
 #define FAKE_BASE ((uintptr_t)1 << 40)
@@ -25,10 +25,7 @@ enum { MAXSEG = 256 };
  * the largest span a strided read takes in one pread (data sieving). */
 #define CHUNK ((uint64_t)4 << 20)
 
-typedef struct seg {
-    MPI_Offset off;
-    uint64_t len;
-} seg;
+typedef cr_io_seg seg;
 
 int cr_io_errno(int e, const char *doing, const char *path)
 {
@@ -53,9 +50,7 @@ int cr_io_errno(int e, const char *doing, const char *path)
     return cr_err(cls, "%s %s: %s", doing, path, strerror(e));
 }
 
-/* The file segments of stream bytes [at, at + len), merged where they abut, at most MAXSEG;
- * returns the stream bytes they hold (all of len, or a prefix when the segments ran out). */
-static uint64_t view_segments(const cr_file *f, MPI_Offset at, uint64_t len, seg *out, int *nseg)
+uint64_t cr_io_view_segments(const cr_file *f, MPI_Offset at, uint64_t len, cr_io_seg *out, int *nseg)
 {
     const cr_dtype *ft = f->ftype;
     if (f->view_contig) {
@@ -84,7 +79,7 @@ MPI_Offset cr_io_byte_of(const cr_file *f, MPI_Offset at)
 {
     seg s;
     int n;
-    view_segments(f, at, 1, &s, &n);
+    cr_io_view_segments(f, at, 1, &s, &n);
     return s.off;
 }
 
@@ -148,9 +143,7 @@ MPI_Offset cr_io_view_bytes_below(const cr_file *f, MPI_Offset end)
     return bytes;
 }
 
-/* pread or pwrite of all `len` bytes at `off`; *done is short only at the end of the file
- * (reads). Returns 0 or an errno. */
-static int full_io(int fd, bool write, char *p, uint64_t len, MPI_Offset off, uint64_t *done)
+int cr_io_full(int fd, bool write, char *p, uint64_t len, MPI_Offset off, uint64_t *done)
 {
     *done = 0;
     while (*done < len) {
@@ -179,7 +172,7 @@ static int sieve_read(int fd, const seg *s, int n, MPI_Offset span, char *mem, u
     if (!*sieve && !(*sieve = malloc(CHUNK)))
         return ENOMEM;
     uint64_t have;
-    int e = full_io(fd, false, *sieve, (uint64_t)span, first, &have);
+    int e = cr_io_full(fd, false, *sieve, (uint64_t)span, first, &have);
     if (e)
         return e;
     for (int i = 0; i < n; i++) {
@@ -203,7 +196,7 @@ static int move_stream(const cr_file *f, bool write, MPI_Offset at, char *mem, u
     int e = 0;
     while (*got < len && !e) {
         int n;
-        uint64_t desc = view_segments(f, at + (MPI_Offset)*got, len - *got, s, &n), before = *got;
+        uint64_t desc = cr_io_view_segments(f, at + (MPI_Offset)*got, len - *got, s, &n), before = *got;
         MPI_Offset end = 0; /* (segments of a read-only view may overlap: the span ends at the furthest) */
         for (int i = 0; i < n; i++)
             end = CR_MAX(end, s[i].off + (MPI_Offset)s[i].len);
@@ -213,7 +206,7 @@ static int move_stream(const cr_file *f, bool write, MPI_Offset at, char *mem, u
         } else {
             for (int i = 0; i < n && !e; i++) {
                 uint64_t done;
-                e = full_io(f->fd, write, mem + *got, s[i].len, s[i].off, &done);
+                e = cr_io_full(f->fd, write, mem + *got, s[i].len, s[i].off, &done);
                 *got += done;
                 if (done < s[i].len)
                     break;
@@ -264,10 +257,10 @@ static int user_convert(const cr_file *f, bool write, void *buf, uint64_t items,
     return MPI_SUCCESS;
 }
 
-int cr_io_access(cr_file *f, bool write, MPI_Offset at, void *buf, MPI_Count count, cr_dtype *dt, uint64_t *moved)
+int cr_io_access_reach(const cr_file *f, MPI_Offset at, MPI_Count count, const cr_dtype *dt, uint64_t *total_out)
 {
-    *moved = 0;
     uint64_t total;
+    *total_out = 0;
     if (__builtin_mul_overflow((uint64_t)count, (uint64_t)dt->size, &total) || total > (uint64_t)INT64_MAX / 2 ||
         (uint64_t)at > (uint64_t)INT64_MAX / 2 - total)
         return cr_err(MPI_ERR_COUNT, "count=%lld elements of %lld bytes at stream byte %lld reach past what a file "
@@ -282,6 +275,17 @@ int cr_io_access(cr_file *f, bool write, MPI_Offset at, void *buf, MPI_Count cou
         reach > (uint64_t)CR_IO_OFFSET_MAX)
         return cr_err(MPI_ERR_ARG, "the access reaches past file offset 2^62 (stream bytes %lld to %lld of the view)",
                       (long long)at, (long long)(at + (MPI_Offset)total));
+    *total_out = total;
+    return MPI_SUCCESS;
+}
+
+int cr_io_access(cr_file *f, bool write, MPI_Offset at, void *buf, MPI_Count count, cr_dtype *dt, uint64_t *moved)
+{
+    *moved = 0;
+    uint64_t total;
+    int reach_err = cr_io_access_reach(f, at, count, dt, &total);
+    if (reach_err || total == 0)
+        return reach_err;
     /* (converted data has its native size here: rw.c's checks refuse other types) */
     bool convert = f->external || (f->rep && (write ? f->rep->write || f->rep->write_c : f->rep->read || f->rep->read_c));
     bool contig = cr_dtype_is_contig_n(dt, count) && !convert;

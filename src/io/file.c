@@ -127,6 +127,7 @@ static void file_free(cr_file *f)
     if (f->eo.errh && cr_obj_unref(f->eo.errh))
         cr_obj_free(f->eo.errh);
     free(f->path);
+    free(f->agg_buf);
     cr_obj_free(f);
 }
 

@@ -54,6 +54,10 @@ typedef struct cr_file {
     int split_kind;
     int split_rc;
     MPI_Status split_status;
+    /* Where an aggregator of collective writes receives a round (coll.c): kept between calls,
+     * since a fresh buffer of a round's size costs a page fault a page each call. */
+    char *agg_buf;
+    size_t agg_cap;
 } cr_file;
 
 /* The object of MPI_FILE_NULL: its handler is the default of files opened later, and the
@@ -64,6 +68,31 @@ static inline cr_file *cr_file_get(MPI_File h)
 {
     return (cr_file *)cr_handle_get((uintptr_t)h, CR_KIND_FILE);
 }
+
+/* A run of file bytes. The view's segments for a stream window come at most CR_IO_MAXSEG at a
+ * time, in stream order, merged where they abut. */
+enum { CR_IO_MAXSEG = 256 };
+typedef struct cr_io_seg {
+    MPI_Offset off;
+    uint64_t len;
+} cr_io_seg;
+/* The file segments of stream bytes [at, at + len), at most CR_IO_MAXSEG; returns the stream
+ * bytes they hold (all of len, or a prefix when the segments ran out). */
+uint64_t cr_io_view_segments(const cr_file *f, MPI_Offset at, uint64_t len, cr_io_seg *out, int *nseg);
+/* pread or pwrite of all `len` bytes at `off`; *done is short only at the end of the file
+ * (reads). Returns 0 or an errno. */
+int cr_io_full(int fd, bool write, char *p, uint64_t len, MPI_Offset off, uint64_t *done);
+/* The checks of an access's reach: count elements of dt from stream byte `at` stay inside what
+ * a file offset holds; *total is their bytes. */
+int cr_io_access_reach(const cr_file *f, MPI_Offset at, MPI_Count count, const cr_dtype *dt, uint64_t *total);
+/* coll.c: whether collective writes to f go through aggregators (a file-wide property, the
+ * same on every process: not atomic, no conversion, more than one process). */
+bool cr_io_coll_write_eligible(const cr_file *f);
+/* A collective write in two phases: every process of the file calls it (with have = false and
+ * nothing to write after a local error). *handled is false when the processes decided to write
+ * independently (large pieces, or the hint romio_cb_write=disable): the caller then writes. */
+int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count, cr_dtype *dt, bool have,
+                     uint64_t *moved, bool *handled);
 
 /* access.c: moves count elements of dt between buf and the view's data starting at stream byte
  * `at` (etypes * etype size); sets *moved to the bytes moved (short at the end of the file). */

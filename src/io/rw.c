@@ -77,13 +77,20 @@ static int ordered_place(cr_file *f, MPI_Offset mine, MPI_Offset *start)
     return MPI_SUCCESS;
 }
 
-static int rw(cr_file *f, bool write, where w, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *dt,
-              MPI_Status *status)
+/* An access. `coll`: every process of the file makes it (the _all calls); collective writes go
+ * through aggregators (coll.c), and a process whose arguments fail still takes part. */
+static int rw_any(cr_file *f, bool write, where w, bool coll, MPI_Offset offset, void *buf, MPI_Count count,
+                  cr_dtype *dt, MPI_Status *status)
 {
+    bool two_phase = coll && write && (w == AT || w == INDIVIDUAL) && cr_io_coll_write_eligible(f);
+    uint64_t moved = 0, total;
+    bool handled;
     int err = access_check(f, write, w, offset, buf, count, dt);
     if (err) {
         if (w == ORDERED) /* the others take part in the placement all the same */
             ordered_place(f, 0, &offset);
+        if (two_phase)
+            cr_io_coll_write(f, 0, NULL, 0, dt, false, &moved, &handled);
         return err;
     }
     MPI_Offset esize = f->etype->size, n = (MPI_Offset)((uint64_t)dt->size * (uint64_t)count) / esize, start;
@@ -93,17 +100,35 @@ static int rw(cr_file *f, bool write, where w, MPI_Offset offset, void *buf, MPI
     case SHARED: err = n ? cr_io_shared_add(f, n, &start) : cr_mpi_file_get_position_shared(f, &start); break;
     default: err = ordered_place(f, n, &start); break;
     }
-    if (err)
+    if (err && !two_phase)
         return err;
-    if (start > (CR_IO_OFFSET_MAX - n * esize) / esize)
-        return cr_err(MPI_ERR_ARG, "offset=%lld etypes is past what a file holds", (long long)start);
-    uint64_t moved = 0;
-    err = cr_io_access(f, write, start * esize, buf, count, dt, &moved);
+    if (err) /* (the others wait for this process's part) */
+        start = 0;
+    else if (start > (CR_IO_OFFSET_MAX - n * esize) / esize)
+        err = cr_err(MPI_ERR_ARG, "offset=%lld etypes is past what a file holds", (long long)start);
+    else if (two_phase)
+        err = cr_io_access_reach(f, start * esize, count, dt, &total);
+    if (two_phase) {
+        int e2 = cr_io_coll_write(f, err ? 0 : start * esize, buf, err ? 0 : count, dt, !err, &moved, &handled);
+        err = err ? err : e2;
+        if (!err && !handled)
+            err = cr_io_access(f, write, start * esize, buf, count, dt, &moved);
+    } else if (!err) {
+        err = cr_io_access(f, write, start * esize, buf, count, dt, &moved);
+    }
+    if (err && !moved)
+        return err;
     if (w == INDIVIDUAL)
         f->pos = start + (MPI_Offset)moved / esize;
     if (!err)
         status_of(status, moved);
     return err;
+}
+
+static int rw(cr_file *f, bool write, where w, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *dt,
+              MPI_Status *status)
+{
+    return rw_any(f, write, w, false, offset, buf, count, dt, status);
 }
 
 /* A request that is complete when the call returns, with the access's status. */
@@ -121,12 +146,12 @@ static int done_request(int err, const MPI_Status *st, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-static int irw(cr_file *f, bool write, where w, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *dt,
-               MPI_Request *request)
+static int irw(cr_file *f, bool write, where w, bool coll, MPI_Offset offset, void *buf, MPI_Count count,
+               cr_dtype *dt, MPI_Request *request)
 {
     MPI_Status st;
     cr_status_set(&st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-    return done_request(rw(f, write, w, offset, buf, count, dt, &st), &st, request);
+    return done_request(rw_any(f, write, w, coll, offset, buf, count, dt, &st), &st, request);
 }
 
 /* Split collectives: the _begin call does the access, the _end call reports it. */
@@ -135,14 +160,12 @@ enum { SPLIT_AT_READ = 1, SPLIT_AT_WRITE, SPLIT_READ, SPLIT_WRITE, SPLIT_ORDERED
 static int split_begin(cr_file *f, int kind, bool write, where w, MPI_Offset offset, void *buf, MPI_Count count,
                        cr_dtype *dt)
 {
-    if (f->split_on) {
-        MPI_Offset ignored;
-        if (w == ORDERED) /* the others take part in the placement all the same */
-            ordered_place(f, 0, &ignored);
+    if (f->split_on) { /* the others take part all the same: the access with nothing to move */
+        rw_any(f, write, w, true, 0, NULL, 0, dt, MPI_STATUS_IGNORE);
         return cr_err(MPI_ERR_OTHER, "a split collective is already active on the file %s: end it first", f->path);
     }
     cr_status_set(&f->split_status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-    int err = rw(f, write, w, offset, buf, count, dt, &f->split_status);
+    int err = rw_any(f, write, w, true, offset, buf, count, dt, &f->split_status);
     if (err)
         return err;
     f->split_on = true;
@@ -171,7 +194,7 @@ int cr_mpi_file_read_at(cr_file *fh, MPI_Offset offset, void *buf, MPI_Count cou
 int cr_mpi_file_read_at_all(cr_file *fh, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *datatype,
                             MPI_Status *status)
 {
-    return rw(fh, false, AT, offset, buf, count, datatype, status);
+    return rw_any(fh, false, AT, true, offset, buf, count, datatype, status);
 }
 
 int cr_mpi_file_write_at(cr_file *fh, MPI_Offset offset, const void *buf, MPI_Count count, cr_dtype *datatype,
@@ -183,31 +206,31 @@ int cr_mpi_file_write_at(cr_file *fh, MPI_Offset offset, const void *buf, MPI_Co
 int cr_mpi_file_write_at_all(cr_file *fh, MPI_Offset offset, const void *buf, MPI_Count count, cr_dtype *datatype,
                              MPI_Status *status)
 {
-    return rw(fh, true, AT, offset, (void *)buf, count, datatype, status);
+    return rw_any(fh, true, AT, true, offset, (void *)buf, count, datatype, status);
 }
 
 int cr_mpi_file_iread_at(cr_file *fh, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *datatype,
                          MPI_Request *request)
 {
-    return irw(fh, false, AT, offset, buf, count, datatype, request);
+    return irw(fh, false, AT, false, offset, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iread_at_all(cr_file *fh, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *datatype,
                              MPI_Request *request)
 {
-    return irw(fh, false, AT, offset, buf, count, datatype, request);
+    return irw(fh, false, AT, true, offset, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite_at(cr_file *fh, MPI_Offset offset, const void *buf, MPI_Count count, cr_dtype *datatype,
                           MPI_Request *request)
 {
-    return irw(fh, true, AT, offset, (void *)buf, count, datatype, request);
+    return irw(fh, true, AT, false, offset, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite_at_all(cr_file *fh, MPI_Offset offset, const void *buf, MPI_Count count, cr_dtype *datatype,
                               MPI_Request *request)
 {
-    return irw(fh, true, AT, offset, (void *)buf, count, datatype, request);
+    return irw(fh, true, AT, true, offset, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_read(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)
@@ -217,7 +240,7 @@ int cr_mpi_file_read(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype
 
 int cr_mpi_file_read_all(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)
 {
-    return rw(fh, false, INDIVIDUAL, 0, buf, count, datatype, status);
+    return rw_any(fh, false, INDIVIDUAL, true, 0, buf, count, datatype, status);
 }
 
 int cr_mpi_file_write(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)
@@ -227,27 +250,27 @@ int cr_mpi_file_write(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *d
 
 int cr_mpi_file_write_all(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)
 {
-    return rw(fh, true, INDIVIDUAL, 0, (void *)buf, count, datatype, status);
+    return rw_any(fh, true, INDIVIDUAL, true, 0, (void *)buf, count, datatype, status);
 }
 
 int cr_mpi_file_iread(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, false, INDIVIDUAL, 0, buf, count, datatype, request);
+    return irw(fh, false, INDIVIDUAL, false, 0, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iread_all(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, false, INDIVIDUAL, 0, buf, count, datatype, request);
+    return irw(fh, false, INDIVIDUAL, true, 0, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, true, INDIVIDUAL, 0, (void *)buf, count, datatype, request);
+    return irw(fh, true, INDIVIDUAL, false, 0, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite_all(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, true, INDIVIDUAL, 0, (void *)buf, count, datatype, request);
+    return irw(fh, true, INDIVIDUAL, true, 0, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_read_shared(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)
@@ -262,12 +285,12 @@ int cr_mpi_file_write_shared(cr_file *fh, const void *buf, MPI_Count count, cr_d
 
 int cr_mpi_file_iread_shared(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, false, SHARED, 0, buf, count, datatype, request);
+    return irw(fh, false, SHARED, false, 0, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite_shared(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, true, SHARED, 0, (void *)buf, count, datatype, request);
+    return irw(fh, true, SHARED, false, 0, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_read_ordered(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)

@@ -1,0 +1,234 @@
+/* Collective writes through aggregators (two-phase, src/io/coll.c), checked by the bytes in the
+ * file afterwards, read back independently:
+ *   - interleaved blocks (a vector filetype, each process every p-th block): the file holds every
+ *     process's blocks, the counter io.write_all.aggregated moves once a call, and the
+ *     aggregators wrote far fewer runs than there are pieces; with a few pieces a process the
+ *     automatic choice writes independently (the counter stays);
+ *   - the holes nobody writes keep the file's earlier bytes (no read-modify-write);
+ *   - many rounds (hints romio_cb_write=enable, cb_buffer_size=4096), strided memory over a
+ *     strided view, MPI_File_write_at_all at an offset, the individual file pointer after it;
+ *   - processes writing nothing beside others writing, and one process whose access fails its
+ *     checks (MPI_ERR_TYPE there, the others' data written: nobody waits forever);
+ *   - romio_cb_write=disable: each process writes its own pieces (the counter stays).
+ * At one process the calls write independently (the counter stays). */
+#include "iotest.h"
+
+#include <string.h>
+
+enum { B = 16, R = 1024, FEW = 8 }; /* ints a block, blocks a process (at least the automatic choice's 1024) */
+#define IO_MIN(a, b) ((a) < (b) ? (a) : (b))
+
+static int rank, size;
+
+static int value(int r, int k, int i)
+{
+    return r * 1000000 + k * 100 + i;
+}
+
+/* Opens `name` with the given hints (NULL: none), pre-filled with `fill` bytes of 0xEE by rank 0. */
+static MPI_File open_with(const char *name, const char *cb_write, const char *cb_size, int fill)
+{
+    if (rank == 0) {
+        FILE *fp = fopen(io_path(name), "w");
+        for (int i = 0; fp && i < fill; i++)
+            fputc(0xEE, fp);
+        if (fp)
+            fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (cb_write)
+        MPI_Info_set(info, "romio_cb_write", cb_write);
+    if (cb_size)
+        MPI_Info_set(info, "cb_buffer_size", cb_size);
+    MPI_File fh = MPI_FILE_NULL;
+    CHECK_CLASS(MPI_File_open(MPI_COMM_WORLD, io_path(name), MPI_MODE_RDWR, info, &fh), MPI_SUCCESS);
+    MPI_Info_free(&info);
+    return fh;
+}
+
+/* The view where this process owns blocks rank, rank + size, ... of B ints, from byte disp. */
+static void interleave(MPI_File fh, MPI_Offset disp, MPI_Datatype *ft)
+{
+    MPI_Datatype block;
+    MPI_Type_contiguous(B, MPI_INT, &block);
+    MPI_Type_create_resized(block, 0, (MPI_Aint)size * B * (MPI_Aint)sizeof(int), ft);
+    MPI_Type_commit(ft);
+    MPI_Type_free(&block);
+    CHECK_CLASS(MPI_File_set_view(fh, disp + (MPI_Offset)rank * B * (MPI_Offset)sizeof(int), MPI_INT, *ft, "native",
+                                  MPI_INFO_NULL),
+                MPI_SUCCESS);
+}
+
+/* Reads the whole file independently and checks blocks written by every process in `wrote` (of
+ * `nblocks` each, from byte disp) and 0xEE bytes everywhere else below `fill`. */
+static void check_file(MPI_File fh, MPI_Offset disp, int nblocks, const int *wrote, int fill, const char *what)
+{
+    io_sync_barrier(fh, MPI_COMM_WORLD);
+    MPI_Offset fsize = 0;
+    MPI_File_get_size(fh, &fsize);
+    size_t n = (size_t)fsize;
+    unsigned char *got = malloc(n + 1), *want = malloc(n + 1);
+    memset(want, 0, n);
+    memset(want, 0xEE, IO_MIN((size_t)fill, n));
+    for (int r = 0; r < size; r++)
+        for (int k = 0; wrote[r] && k < nblocks; k++)
+            for (int i = 0; i < B; i++) {
+                int v = value(r, k, i);
+                size_t at = (size_t)disp + (((size_t)k * (size_t)size + (size_t)r) * B + (size_t)i) * sizeof(int);
+                if (at + sizeof v <= n)
+                    memcpy(want + at, &v, sizeof v);
+            }
+    CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), MPI_SUCCESS);
+    MPI_Status st;
+    CHECK_CLASS(MPI_File_read_at(fh, 0, got, (int)n, MPI_BYTE, &st), MPI_SUCCESS);
+    CHECK_BYTES(got, want, n, what);
+    free(got);
+    free(want);
+}
+
+
+static unsigned long long aggregated(void)
+{
+    return mt_pvar_value("io.write_all.aggregated");
+}
+
+static unsigned long long runs_everywhere(void)
+{
+    unsigned long long mine = mt_pvar_value("io.write_all.aggregator_runs"), all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return all;
+}
+
+static void fill_blocks(int *buf, int nblocks)
+{
+    for (int k = 0; k < nblocks; k++)
+        for (int i = 0; i < B; i++)
+            buf[k * B + i] = value(rank, k, i);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    io_setup();
+    int *all = malloc(sizeof(int) * (size_t)size), *mine = malloc(sizeof(int) * B * R);
+    for (int r = 0; r < size; r++)
+        all[r] = 1;
+    fill_blocks(mine, R);
+    MPI_Datatype ft;
+    MPI_Status st;
+
+    /* Interleaved blocks, the automatic choice: aggregated at more than one process. */
+    unsigned long long agg0 = aggregated(), runs0 = runs_everywhere();
+    MPI_File fh = open_with("interleaved", NULL, NULL, 0);
+    interleave(fh, 0, &ft);
+    CHECK_CLASS(MPI_File_write_all(fh, mine, B * R, MPI_INT, &st), MPI_SUCCESS);
+    CHECK(io_count(&st, MPI_INT) == B * R, "write_all wrote %d ints, want %d", io_count(&st, MPI_INT), B * R);
+    MPI_Offset pos = -1;
+    MPI_File_get_position(fh, &pos);
+    CHECK(pos == B * R, "the individual file pointer is at %lld after write_all, want %d", (long long)pos, B * R);
+    unsigned long long agg = aggregated() - agg0, runs = runs_everywhere() - runs0;
+    CHECK(agg == (size > 1 ? 1u : 0u), "io.write_all.aggregated moved by %llu at %d processes", agg, size);
+    if (size > 1) /* every block abuts another process's: one run a domain, not size * R pieces */
+        CHECK(runs >= 1 && runs <= (unsigned long long)size, "the aggregators wrote %llu runs for %d pieces", runs,
+              size * R);
+    check_file(fh, 0, R, all, 0, "interleaved blocks");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+
+    /* A few pieces a process: the automatic choice writes them independently. */
+    fh = open_with("few", NULL, NULL, 0);
+    interleave(fh, 0, &ft);
+    agg0 = aggregated();
+    CHECK_CLASS(MPI_File_write_all(fh, mine, B * FEW, MPI_INT, &st), MPI_SUCCESS);
+    CHECK(aggregated() == agg0, "%d pieces a process were aggregated", FEW);
+    check_file(fh, 0, FEW, all, 0, "a few interleaved blocks");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+
+    /* Holes: the first half of each block is written, the rest keeps its 0xEE; many rounds. */
+    int fill = size * R * B * (int)sizeof(int) + 100;
+    fh = open_with("holes", "enable", "4096", fill);
+    MPI_Datatype half, hft;
+    MPI_Type_contiguous(B / 2, MPI_INT, &half);
+    MPI_Type_create_resized(half, 0, (MPI_Aint)size * B * (MPI_Aint)sizeof(int), &hft);
+    MPI_Type_commit(&hft);
+    CHECK_CLASS(MPI_File_set_view(fh, (MPI_Offset)rank * B * (MPI_Offset)sizeof(int), MPI_INT, hft, "native",
+                                  MPI_INFO_NULL),
+                MPI_SUCCESS);
+    /* strided memory: the first half of each of this process's blocks */
+    MPI_Datatype mem;
+    MPI_Type_vector(R, B / 2, B, MPI_INT, &mem);
+    MPI_Type_commit(&mem);
+    agg0 = aggregated();
+    CHECK_CLASS(MPI_File_write_at_all(fh, 0, mine, 1, mem, &st), MPI_SUCCESS);
+    CHECK(aggregated() - agg0 == (size > 1 ? 1u : 0u), "the hint romio_cb_write=enable did not aggregate");
+    io_sync_barrier(fh, MPI_COMM_WORLD);
+    {
+        size_t n = (size_t)fill;
+        unsigned char *got = malloc(n), *want = malloc(n);
+        memset(want, 0xEE, n);
+        for (int r = 0; r < size; r++)
+            for (int k = 0; k < R; k++)
+                for (int i = 0; i < B / 2; i++) {
+                    int v = value(r, k, i);
+                    memcpy(want + (((size_t)k * (size_t)size + (size_t)r) * B + (size_t)i) * sizeof(int), &v, sizeof v);
+                }
+        CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), MPI_SUCCESS);
+        CHECK_CLASS(MPI_File_read_at(fh, 0, got, (int)n, MPI_BYTE, &st), MPI_SUCCESS);
+        CHECK_BYTES(got, want, n, "half blocks over 0xEE, in rounds of 4 KiB");
+        free(got);
+        free(want);
+    }
+    MPI_Type_free(&hft);
+    MPI_Type_free(&half);
+    MPI_Type_free(&mem);
+    MPI_File_close(&fh);
+
+    /* Some processes write nothing (the even ranks but 0 when there are several), at an offset. */
+    fh = open_with("some", NULL, NULL, 0);
+    MPI_Offset disp = 4096;
+    interleave(fh, disp, &ft);
+    int writes = size == 1 || rank % 2 == 1 || rank == 0;
+    for (int r = 0; r < size; r++)
+        all[r] = size == 1 || r % 2 == 1 || r == 0;
+    CHECK_CLASS(MPI_File_write_at_all(fh, 0, mine, writes ? B * R : 0, MPI_INT, &st), MPI_SUCCESS);
+    check_file(fh, disp, R, all, 0, "some processes writing nothing");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+
+    /* The last process's access fails its checks (3 bytes are no whole number of the view's int
+     * etypes): its error, the others' data in the file. */
+    fh = open_with("badcount", "enable", NULL, 0);
+    interleave(fh, 0, &ft);
+    int bad = rank == size - 1;
+    for (int r = 0; r < size; r++)
+        all[r] = r != size - 1;
+    if (bad)
+        CHECK_CLASS(MPI_File_write_all(fh, mine, 3, MPI_BYTE, &st), MPI_ERR_TYPE);
+    else
+        CHECK_CLASS(MPI_File_write_all(fh, mine, B * R, MPI_INT, &st), MPI_SUCCESS);
+    check_file(fh, 0, R, all, 0, "one process's bad count");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+
+    /* Disabled: each writes its own pieces. */
+    fh = open_with("disabled", "disable", NULL, 0);
+    interleave(fh, 0, &ft);
+    for (int r = 0; r < size; r++)
+        all[r] = 1;
+    agg0 = aggregated();
+    CHECK_CLASS(MPI_File_write_all(fh, mine, B * R, MPI_INT, &st), MPI_SUCCESS);
+    CHECK(aggregated() == agg0, "romio_cb_write=disable aggregated");
+    check_file(fh, 0, R, all, 0, "interleaved blocks, aggregation disabled");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+
+    free(all);
+    free(mine);
+    io_cleanup();
+    return mt_finish();
+}
