@@ -74,12 +74,17 @@ static void hints(const cr_file *f, int *mode, int64_t *cb)
     *cb = v > 0 ? v : DEFAULT_CB;
 }
 
-/* Appends this process's pieces of stream bytes [at, at + total) to *ps (merged where they abut). */
-static int my_pieces(const cr_file *f, MPI_Offset at, uint64_t total, cr_io_seg **ps, size_t *np)
+/* Appends this process's pieces of stream bytes [at, at + total) to *ps (merged where they abut);
+ * *ordered says whether each starts at or after the previous one's end. A filetype's typemap
+ * goes forward within a tile, but its tiles may reach back (a resized type whose extent is
+ * shorter than its reach): the rounds assume file order, so such a view is written
+ * independently. */
+static int my_pieces(const cr_file *f, MPI_Offset at, uint64_t total, cr_io_seg **ps, size_t *np, bool *ordered)
 {
     size_t cap = 0;
     *ps = NULL;
     *np = 0;
+    *ordered = true;
     for (uint64_t s = 0; s < total;) {
         cr_io_seg sg[CR_IO_MAXSEG];
         int n = 0;
@@ -89,6 +94,8 @@ static int my_pieces(const cr_file *f, MPI_Offset at, uint64_t total, cr_io_seg 
                 (*ps)[*np - 1].len += sg[k].len;
                 continue;
             }
+            if (*np && sg[k].off < (*ps)[*np - 1].off + (MPI_Offset)(*ps)[*np - 1].len)
+                *ordered = false;
             if (*np == cap) {
                 cap = cap ? 2 * cap : 64;
                 cr_io_seg *grown = realloc(*ps, cap * sizeof *grown);
@@ -179,8 +186,10 @@ static int write_window(const cr_file *f, const piece_head *heads, int64_t nhead
             iov[n++] = (struct iovec){(void *)(a[k].data + skip), (size_t)(a[k].len - skip)};
             end = a[k].off + a[k].len;
         }
-        e = full_writev(f->fd, iov, n, run);
-        aggregator_pwrites++;
+        if (n) {
+            e = full_writev(f->fd, iov, n, run);
+            aggregator_pwrites++;
+        }
     }
     free(iov);
     free(a);
@@ -197,17 +206,25 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
     uint64_t total = have ? (uint64_t)count * (uint64_t)dt->size : 0;
     cr_io_seg *ps = NULL;
     size_t np = 0;
-    int local = total ? my_pieces(f, at, total, &ps, &np) : MPI_SUCCESS;
+    bool ordered = true;
+    int local = total ? my_pieces(f, at, total, &ps, &np, &ordered) : MPI_SUCCESS;
     if (local)
         np = 0, total = 0; /* (still takes part: the others wait for this process) */
+    cursor *cur = calloc((size_t)p, sizeof *cur);
+    /* counts and displacements of the two alltoallv (MPI_Count: a process's data can pass 2 GiB) */
+    int64_t *v = calloc(8 * (size_t)p + 8, sizeof *v), *scount = v, *sdisp = v + p + 1, *rcount = v + 2 * (p + 1),
+            *rdisp = v + 3 * (p + 1), *counts = v + 4 * (p + 1), *rcounts = counts + 2 * p;
 
-    /* What every process must agree on: the span, the hints, the pieces' count and bytes. */
+    /* What every process must agree on: the span, the hints (and whether this process can take
+     * part: its view in file order, its bookkeeping allocated), the pieces' count and bytes. */
     int mode;
     int64_t cb;
     hints(f, &mode, &cb);
+    bool able = ordered && cur && v;
     int64_t mins[5] = {np ? ps[0].off : INT64_MAX, np ? -(ps[np - 1].off + (int64_t)ps[np - 1].len) : INT64_MAX,
-                       mode == 0 ? 0 : 1, mode == 2 ? -1 : 0, cb};
-    int64_t my_sums[2] = {(int64_t)np, (int64_t)total}, my_mins[5], sums[2];
+                       mode == 0 || !able ? 0 : 1, mode == 2 ? -1 : 0, cb};
+    /* (bytes counted up to 2^50 a process, so that the sum cannot overflow) */
+    int64_t my_sums[2] = {(int64_t)np, (int64_t)CR_MIN(total, (uint64_t)1 << 50)}, my_mins[5], sums[2];
     memcpy(my_mins, mins, sizeof mins);
     cr_dtype *i64 = cr_dtype_get(MPI_INT64_T);
     if ((err = cr_mpi_allreduce(my_mins, mins, 5, i64, cr_op_get(MPI_MIN), comm)) ||
@@ -221,34 +238,24 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
     }
     *handled = true;
     aggregated_writes++;
-    MPI_Offset lo = mins[0], hi = -mins[1];
+    MPI_Offset lo = mins[0] / DOMAIN_ALIGN * DOMAIN_ALIGN, hi = -mins[1]; /* (domains on page bounds) */
     uint64_t domain = ((uint64_t)(hi - lo) + (uint64_t)p - 1) / (uint64_t)p;
     domain = (domain + DOMAIN_ALIGN - 1) / DOMAIN_ALIGN * DOMAIN_ALIGN;
     uint64_t round_bytes = (uint64_t)CR_MIN((int64_t)domain, mins[4]);
     uint64_t rounds = (domain + round_bytes - 1) / round_bytes;
 
     /* This process's data in view order, and a cursor at the start of each domain. */
-    bool contig = cr_dtype_is_contig_n(dt, count);
+    bool contig = cr_dtype_is_contig_n(dt, count), no_mem = false;
     char *packed = NULL;
     const char *data = contig ? (const char *)buf + dt->true_lb : NULL;
     if (!contig && total) {
         if (!(packed = malloc(total))) {
-            e = ENOMEM;
+            no_mem = true; /* (told to all at the first round: they stop together) */
             total = 0, np = 0;
         } else {
             cr_dt_pack(buf, count, dt, 0, packed, total);
             data = packed;
         }
-    }
-    cursor *cur = calloc((size_t)p, sizeof *cur);
-    /* counts and displacements of the two alltoallv (MPI_Count: a process's data can pass 2 GiB) */
-    int64_t *v = calloc(8 * (size_t)p + 8, sizeof *v), *scount = v, *sdisp = v + p + 1, *rcount = v + 2 * (p + 1),
-            *rdisp = v + 3 * (p + 1), *counts = v + 4 * (p + 1), *rcounts = counts + 2 * p;
-    if (!cur || !v) {
-        err = cr_err(MPI_ERR_NO_MEM, "out of memory for the rounds of a collective write");
-        /* (the others go on waiting for this process's rounds: as with a failed allocation in
-         * any collective, the job cannot recover; MPI_ERRORS_ARE_FATAL is the default) */
-        goto free_all;
     }
     {
         cursor c = {0, 0, 0};
@@ -287,9 +294,16 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
             if (!(f->agg_buf = malloc(f->agg_cap)))
                 f->agg_cap = 0;
         }
-        if (!sh || !rhd || (rd && !f->agg_buf)) {
-            err = cr_err(MPI_ERR_NO_MEM, "out of memory for a round of a collective write (%lld bytes)", (long long)rd);
-        } else {
+        /* Every process learns whether any lacks memory for this round, so that all stop
+         * together instead of some waiting in the alltoallv for the others. */
+        no_mem = no_mem || !sh || !rhd || (rd && !f->agg_buf);
+        int mine = no_mem, any = 0;
+        if (!(err = cr_mpi_allreduce(&mine, &any, 1, cr_dtype_get(MPI_INT), cr_op_get(MPI_MAX), comm)) && any)
+            err = no_mem ? cr_err(MPI_ERR_NO_MEM, "out of memory for a round of a collective write to %s (%lld "
+                                                  "bytes)", f->path, (long long)rd)
+                         : cr_err(MPI_ERR_NO_MEM, "another process ran out of memory for a round of a collective "
+                                                  "write to %s", f->path);
+        if (!err) {
             /* The heads, then the data: each aggregator's part of this process's data is one
              * stretch of it (sent from where it is: no copy). */
             int64_t ho = 0;
@@ -330,9 +344,8 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
         if (!err)
             *moved = total;
     }
-free_all:
-    free(cur), free(v), free(packed);
+    free(packed);
 out:
-    free(ps);
+    free(cur), free(v), free(ps);
     return local ? local : err;
 }

@@ -146,12 +146,14 @@ static int done_request(int err, const MPI_Status *st, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-static int irw(cr_file *f, bool write, where w, bool coll, MPI_Offset offset, void *buf, MPI_Count count,
-               cr_dtype *dt, MPI_Request *request)
+/* (A nonblocking collective access is made independently: its start must not wait for the
+ * other processes, as the aggregators of a blocking collective write do.) */
+static int irw(cr_file *f, bool write, where w, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *dt,
+               MPI_Request *request)
 {
     MPI_Status st;
     cr_status_set(&st, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-    return done_request(rw_any(f, write, w, coll, offset, buf, count, dt, &st), &st, request);
+    return done_request(rw(f, write, w, offset, buf, count, dt, &st), &st, request);
 }
 
 /* Split collectives: the _begin call does the access, the _end call reports it. */
@@ -212,25 +214,25 @@ int cr_mpi_file_write_at_all(cr_file *fh, MPI_Offset offset, const void *buf, MP
 int cr_mpi_file_iread_at(cr_file *fh, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *datatype,
                          MPI_Request *request)
 {
-    return irw(fh, false, AT, false, offset, buf, count, datatype, request);
+    return irw(fh, false, AT, offset, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iread_at_all(cr_file *fh, MPI_Offset offset, void *buf, MPI_Count count, cr_dtype *datatype,
                              MPI_Request *request)
 {
-    return irw(fh, false, AT, true, offset, buf, count, datatype, request);
+    return irw(fh, false, AT, offset, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite_at(cr_file *fh, MPI_Offset offset, const void *buf, MPI_Count count, cr_dtype *datatype,
                           MPI_Request *request)
 {
-    return irw(fh, true, AT, false, offset, (void *)buf, count, datatype, request);
+    return irw(fh, true, AT, offset, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite_at_all(cr_file *fh, MPI_Offset offset, const void *buf, MPI_Count count, cr_dtype *datatype,
                               MPI_Request *request)
 {
-    return irw(fh, true, AT, true, offset, (void *)buf, count, datatype, request);
+    return irw(fh, true, AT, offset, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_read(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)
@@ -255,22 +257,22 @@ int cr_mpi_file_write_all(cr_file *fh, const void *buf, MPI_Count count, cr_dtyp
 
 int cr_mpi_file_iread(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, false, INDIVIDUAL, false, 0, buf, count, datatype, request);
+    return irw(fh, false, INDIVIDUAL, 0, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iread_all(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, false, INDIVIDUAL, true, 0, buf, count, datatype, request);
+    return irw(fh, false, INDIVIDUAL, 0, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, true, INDIVIDUAL, false, 0, (void *)buf, count, datatype, request);
+    return irw(fh, true, INDIVIDUAL, 0, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite_all(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, true, INDIVIDUAL, true, 0, (void *)buf, count, datatype, request);
+    return irw(fh, true, INDIVIDUAL, 0, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_read_shared(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)
@@ -285,12 +287,12 @@ int cr_mpi_file_write_shared(cr_file *fh, const void *buf, MPI_Count count, cr_d
 
 int cr_mpi_file_iread_shared(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, false, SHARED, false, 0, buf, count, datatype, request);
+    return irw(fh, false, SHARED, 0, buf, count, datatype, request);
 }
 
 int cr_mpi_file_iwrite_shared(cr_file *fh, const void *buf, MPI_Count count, cr_dtype *datatype, MPI_Request *request)
 {
-    return irw(fh, true, SHARED, false, 0, (void *)buf, count, datatype, request);
+    return irw(fh, true, SHARED, 0, (void *)buf, count, datatype, request);
 }
 
 int cr_mpi_file_read_ordered(cr_file *fh, void *buf, MPI_Count count, cr_dtype *datatype, MPI_Status *status)

@@ -48,37 +48,51 @@ static MPI_File open_with(const char *name, const char *cb_write, const char *cb
     return fh;
 }
 
-/* The view where this process owns blocks rank, rank + size, ... of B ints, from byte disp. */
-static void interleave(MPI_File fh, MPI_Offset disp, MPI_Datatype *ft)
+/* The view where this process owns blocks rank, rank + size, ... of bs ints, from byte disp. */
+static void interleave_bs(MPI_File fh, MPI_Offset disp, int bs, MPI_Datatype *ft)
 {
     MPI_Datatype block;
-    MPI_Type_contiguous(B, MPI_INT, &block);
-    MPI_Type_create_resized(block, 0, (MPI_Aint)size * B * (MPI_Aint)sizeof(int), ft);
+    MPI_Type_contiguous(bs, MPI_INT, &block);
+    MPI_Type_create_resized(block, 0, (MPI_Aint)size * bs * (MPI_Aint)sizeof(int), ft);
     MPI_Type_commit(ft);
     MPI_Type_free(&block);
-    CHECK_CLASS(MPI_File_set_view(fh, disp + (MPI_Offset)rank * B * (MPI_Offset)sizeof(int), MPI_INT, *ft, "native",
+    CHECK_CLASS(MPI_File_set_view(fh, disp + (MPI_Offset)rank * bs * (MPI_Offset)sizeof(int), MPI_INT, *ft, "native",
                                   MPI_INFO_NULL),
                 MPI_SUCCESS);
 }
 
-/* Reads the whole file independently and checks blocks written by every process in `wrote` (of
- * `nblocks` each, from byte disp) and 0xEE bytes everywhere else below `fill`. */
-static void check_file(MPI_File fh, MPI_Offset disp, int nblocks, const int *wrote, int fill, const char *what)
+static void interleave(MPI_File fh, MPI_Offset disp, MPI_Datatype *ft)
+{
+    interleave_bs(fh, disp, B, ft);
+}
+
+/* Reads the whole file independently and checks blocks of bs ints written by every process in
+ * `wrote` (nblocks each, the interleaved view's blocks first, first + 1, ... from byte disp;
+ * block k of a process's data holding value(r, k, i)), 0xEE bytes everywhere else below `fill`,
+ * and the file's size: the end of the last block written, or `fill`. */
+static void check_file_bs(MPI_File fh, MPI_Offset disp, int bs, int first, int nblocks, const int *wrote, int fill,
+                          const char *what)
 {
     io_sync_barrier(fh, MPI_COMM_WORLD);
     MPI_Offset fsize = 0;
     MPI_File_get_size(fh, &fsize);
-    size_t n = (size_t)fsize;
-    unsigned char *got = malloc(n + 1), *want = malloc(n + 1);
+    size_t end = (size_t)fill;
+    for (int r = 0; r < size; r++)
+        if (wrote[r] && nblocks > 0) {
+            size_t e = (size_t)disp + (((size_t)(first + nblocks - 1) * (size_t)size + (size_t)r) + 1) * (size_t)bs * sizeof(int);
+            end = end > e ? end : e;
+        }
+    CHECK((size_t)fsize == end, "%s: the file has %lld bytes, want %zu", what, (long long)fsize, end);
+    size_t n = end;
+    unsigned char *got = calloc(n + 1, 1), *want = malloc(n + 1);
     memset(want, 0, n);
     memset(want, 0xEE, IO_MIN((size_t)fill, n));
     for (int r = 0; r < size; r++)
         for (int k = 0; wrote[r] && k < nblocks; k++)
-            for (int i = 0; i < B; i++) {
+            for (int i = 0; i < bs; i++) {
                 int v = value(r, k, i);
-                size_t at = (size_t)disp + (((size_t)k * (size_t)size + (size_t)r) * B + (size_t)i) * sizeof(int);
-                if (at + sizeof v <= n)
-                    memcpy(want + at, &v, sizeof v);
+                size_t at = (size_t)disp + (((size_t)(first + k) * (size_t)size + (size_t)r) * (size_t)bs + (size_t)i) * sizeof(int);
+                memcpy(want + at, &v, sizeof v);
             }
     CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), MPI_SUCCESS);
     MPI_Status st;
@@ -86,6 +100,11 @@ static void check_file(MPI_File fh, MPI_Offset disp, int nblocks, const int *wro
     CHECK_BYTES(got, want, n, what);
     free(got);
     free(want);
+}
+
+static void check_file(MPI_File fh, MPI_Offset disp, int nblocks, const int *wrote, int fill, const char *what)
+{
+    check_file_bs(fh, disp, B, 0, nblocks, wrote, fill, what);
 }
 
 
@@ -101,11 +120,16 @@ static unsigned long long runs_everywhere(void)
     return all;
 }
 
-static void fill_blocks(int *buf, int nblocks)
+static void fill_blocks_bs(int *buf, int bs, int nblocks)
 {
     for (int k = 0; k < nblocks; k++)
-        for (int i = 0; i < B; i++)
-            buf[k * B + i] = value(rank, k, i);
+        for (int i = 0; i < bs; i++)
+            buf[k * bs + i] = value(rank, k, i);
+}
+
+static void fill_blocks(int *buf, int nblocks)
+{
+    fill_blocks_bs(buf, B, nblocks);
 }
 
 int main(int argc, char **argv)
@@ -213,6 +237,98 @@ int main(int argc, char **argv)
         CHECK_CLASS(MPI_File_write_all(fh, mine, B * R, MPI_INT, &st), MPI_SUCCESS);
     check_file(fh, 0, R, all, 0, "one process's bad count");
     MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+
+    /* Pieces that straddle the domains' and rounds' bounds: 48-byte blocks from byte 100, and
+     * 10 KiB blocks, in rounds of 4 KiB, by write_at_all at an offset of 3 blocks (which leaves
+     * the individual file pointer where it was). */
+    const int bss[2] = {12, 2560}, nbs[2] = {40, 6};
+    for (int r = 0; r < size; r++)
+        all[r] = 1;
+    for (int t = 0; t < 2; t++) {
+        int bs = bss[t], nb = nbs[t];
+        int *data = malloc(sizeof(int) * (size_t)bs * (size_t)nb);
+        fill_blocks_bs(data, bs, nb);
+        fh = open_with(t ? "straddle10k" : "straddle48", "enable", "4096", 0);
+        interleave_bs(fh, 100, bs, &ft);
+        agg0 = aggregated();
+        CHECK_CLASS(MPI_File_write_at_all(fh, 3 * bs, data, bs * nb, MPI_INT, &st), MPI_SUCCESS);
+        CHECK(aggregated() - agg0 == (size > 1 ? 1u : 0u), "%d-int blocks were not aggregated", bs);
+        MPI_File_get_position(fh, &pos);
+        CHECK(pos == 0, "write_at_all moved the individual file pointer to %lld", (long long)pos);
+        check_file_bs(fh, 100, bs, 3, nb, all, 0, t ? "10 KiB blocks in rounds of 4 KiB" : "48-byte blocks from byte 100");
+        MPI_Type_free(&ft);
+        MPI_File_close(&fh);
+        free(data);
+    }
+
+    /* One int from rank 0 only: every other domain is empty. */
+    fh = open_with("one", "enable", NULL, 0);
+    interleave(fh, 0, &ft);
+    int one = value(0, 0, 0);
+    CHECK_CLASS(MPI_File_write_all(fh, &one, rank == 0, MPI_INT, &st), MPI_SUCCESS);
+    for (int r = 0; r < size; r++)
+        all[r] = r == 0;
+    check_file_bs(fh, 0, 1, 0, 1, all, 0, "one int from rank 0");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+    for (int r = 0; r < size; r++)
+        all[r] = 1;
+
+    /* The nonblocking form is written independently (its start must not wait for the others);
+     * the split form aggregates, and a second begin while one is active takes part all the same. */
+    fh = open_with("iwrite", "enable", NULL, 0);
+    interleave(fh, 0, &ft);
+    agg0 = aggregated();
+    MPI_Request req;
+    CHECK_CLASS(MPI_File_iwrite_all(fh, mine, B * R, MPI_INT, &req), MPI_SUCCESS);
+    CHECK_CLASS(MPI_Wait(&req, &st), MPI_SUCCESS);
+    CHECK(aggregated() == agg0, "MPI_File_iwrite_all went through the aggregators");
+    check_file(fh, 0, R, all, 0, "iwrite_all");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+    fh = open_with("split", "enable", NULL, 0);
+    interleave(fh, 0, &ft);
+    agg0 = aggregated();
+    CHECK_CLASS(MPI_File_write_all_begin(fh, mine, B * R, MPI_INT), MPI_SUCCESS);
+    CHECK_CLASS(MPI_File_write_all_begin(fh, mine, B * R, MPI_INT), MPI_ERR_OTHER);
+    CHECK_CLASS(MPI_File_write_all_end(fh, mine, &st), MPI_SUCCESS);
+    /* (the refused begin takes part with nothing to write: no aggregation) */
+    CHECK(aggregated() - agg0 == (size > 1 ? 1u : 0u), "the split write and the refused one aggregated %llu times",
+          aggregated() - agg0);
+    check_file(fh, 0, R, all, 0, "write_all_begin/end");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+
+    /* A view whose tiles reach back (pieces at 0, 4096, 8, 4100, ... of each process's region):
+     * not in file order, so written independently even with the hint, and every piece lands. */
+    fh = open_with("backwards", "enable", NULL, 0);
+    {
+        int bl[2] = {1, 1};
+        MPI_Aint dp[2] = {0, 4096};
+        MPI_Datatype two, back;
+        MPI_Type_create_hindexed(2, bl, dp, MPI_INT, &two);
+        MPI_Type_create_resized(two, 0, 8, &back);
+        MPI_Type_commit(&back);
+        CHECK_CLASS(MPI_File_set_view(fh, (MPI_Offset)rank * 16384, MPI_INT, back, "native", MPI_INFO_NULL),
+                    MPI_SUCCESS);
+        int v6[5]; /* (five: the last piece, at 16, ends before the one at 4096) */
+        for (int i = 0; i < 5; i++)
+            v6[i] = value(rank, 0, i);
+        agg0 = aggregated();
+        CHECK_CLASS(MPI_File_write_all(fh, v6, 5, MPI_INT, &st), MPI_SUCCESS);
+        CHECK(aggregated() == agg0, "a view reaching back went through the aggregators");
+        io_sync_barrier(fh, MPI_COMM_WORLD);
+        CHECK_CLASS(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL), MPI_SUCCESS);
+        for (int i = 0; i < 5; i++) { /* int i lies at tile i / 2 (8 bytes each) + 4096 for odd i */
+            int got = -1;
+            MPI_File_read_at(fh, (MPI_Offset)rank * 16384 + (i / 2) * 8 + (i % 2) * 4096, &got, (int)sizeof got,
+                             MPI_BYTE, &st);
+            CHECK(got == v6[i], "backwards view: int %d is %d, want %d", i, got, v6[i]);
+        }
+        MPI_Type_free(&back);
+        MPI_Type_free(&two);
+    }
     MPI_File_close(&fh);
 
     /* Disabled: each writes its own pieces. */
