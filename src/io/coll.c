@@ -1,22 +1,30 @@
 /* coll.c: collective writes in two phases (what ROMIO calls collective buffering). The span of
- * file bytes the call writes is cut into one contiguous domain per process; every process sends
- * each piece of its view to the domain's owner (the aggregator), and each aggregator writes the
+ * file bytes the call writes is cut into one contiguous domain per process; each piece of every
+ * process's view goes to the domain's owner (the aggregator), and each aggregator writes the
  * runs its domain received, one pwrite a run. A strided view whose pieces interleave across the
  * processes (a distributed array's rows, a checkpoint's blocks) becomes a few large writes
  * instead of one per piece per process.
+ *
+ * On one node an aggregator reads each process's pieces straight from that process's memory
+ * (cross-memory attach: one copy, done by the aggregator while the others wait), so a round
+ * costs an alltoall of descriptions and an allreduce beside the copies and the writes. Where a
+ * process cannot read another's memory (across nodes, or attach not allowed) the pieces go by
+ * two alltoallv instead, heads then data, and the file keeps to that from then on.
  *
  * Domains are handled in rounds of at most cb_buffer_size bytes (16 MiB, as ROMIO's default),
  * so an aggregator holds one round of its domain at a time. Only the bytes the processes wrote
  * are written: the holes between runs are left as they were (no read-modify-write), so no lock
  * is needed. The hint romio_cb_write (ROMIO's name) turns it on ("enable") or off ("disable");
- * by default it is on for many small pieces (AUTO_PIECE, AUTO_PIECES below). */
+ * by default it is on for many small pieces (AUTO_PIECE, AUTO_PIECES_* below). */
 #include "io/io.h"
 
 #include "cr_impl.h"
 #include "coll/op.h"
 #include "comm/comm.h"
 #include "core/pvar.h"
+#include "core/runtime.h"
 #include "dt/dtype.h"
+#include "xport/xport.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,15 +32,28 @@
 #include <sys/uio.h>
 
 /* The automatic choice aggregates when the pieces average under AUTO_PIECE bytes and number at
- * least AUTO_PIECES a process: bench/io.c's interleaved 4 KiB pieces at 4 processes on 2 cores
- * (2026-11-30) wrote 16 MiB a process (4096 pieces) at 1430-1480 MB/s aggregated against
- * 625 independently, but 1 MiB (256 pieces) at 940-1060 against about 1800, and 64 KiB at
- * 760-920 against 6300: the rounds' collectives and the alltoallv of the data cost more than a
- * few hundred pwrite calls. */
-enum { DEFAULT_CB = 16 << 20, AUTO_PIECE = 64 << 10, AUTO_PIECES = 1024, DOMAIN_ALIGN = 4096, IOV_BATCH = 1024 };
+ * least AUTO_PIECES_READ a process, or AUTO_PIECES_SENT where the pieces go by messages (the
+ * processes span nodes, or attach was refused). bench/io.c's interleaved 4 KiB pieces at 4
+ * processes on 2 cores (2026-11-30, medians of 15 calls in turn, doc/performance.md):
+ *   read by the aggregators: 32 pieces a process (128 KiB) about even (129-190 us against
+ *   150-181 independently), 64 pieces 246-297 against 307-340, 256 pieces 1254-1288 against
+ *   1960-1981 (at 2 processes, 256 pieces: 437 against 834);
+ *   sent by messages: 16 MiB a process (4096 pieces) at 1430-1480 MB/s aggregated against 625
+ *   independently, but 1 MiB (256 pieces) at 940-1060 against about 1800, and 64 KiB at
+ *   760-920 against 6300: the alltoallv of the data costs more than a few hundred pwrite calls. */
+enum {
+    DEFAULT_CB = 16 << 20, AUTO_PIECE = 64 << 10, AUTO_PIECES_READ = 64, AUTO_PIECES_SENT = 1024,
+    DOMAIN_ALIGN = 4096, IOV_BATCH = 1024, COPY_ALIGN = 64
+};
 
 CR_PVAR_DEFINE(aggregated_writes, "io.write_all.aggregated",
                "collective writes this process took part in through aggregators (two-phase)");
+CR_PVAR_DEFINE(read_rounds, "io.write_all.read_rounds",
+               "rounds of collective writes through aggregators in which each aggregator read the pieces straight "
+               "from the other processes' memory (cross-memory attach)");
+CR_PVAR_DEFINE(sent_rounds, "io.write_all.sent_rounds",
+               "rounds of collective writes through aggregators in which the pieces went to the aggregators by "
+               "messages (some process could not read another's memory: across nodes, or attach not allowed)");
 CR_PVAR_DEFINE(aggregator_pwrites, "io.write_all.aggregator_runs",
                "runs of file bytes this process wrote as an aggregator of collective writes, one pwrite each");
 
@@ -48,7 +69,8 @@ typedef struct {
     uint64_t in, data;
 } cursor;
 
-/* What a piece sent to an aggregator says (its bytes follow in the data message, in order). */
+/* What a piece for an aggregator says (its bytes follow in the same order in the data the
+ * aggregator reads or receives). */
 typedef struct {
     int64_t off, len;
 } piece_head;
@@ -135,6 +157,66 @@ static void take(const cr_io_seg *ps, size_t np, cursor *c, MPI_Offset end, piec
     }
 }
 
+/* The end (exclusive) of aggregator a's part of round r: its domain is [lo + a * domain,
+ * lo + (a + 1) * domain), cut into rounds of round_bytes, and nothing lies at or past hi. */
+static MPI_Offset round_end(MPI_Offset lo, MPI_Offset hi, uint64_t domain, uint64_t round_bytes, int a, uint64_t r)
+{
+    return CR_MIN(lo + (MPI_Offset)((uint64_t)a * domain + CR_MIN((r + 1) * round_bytes, domain)), hi);
+}
+
+/* The start of aggregator a's part of round r (see round_end). */
+static MPI_Offset round_start(MPI_Offset lo, uint64_t domain, uint64_t round_bytes, int a, uint64_t r)
+{
+    return lo + (MPI_Offset)((uint64_t)a * domain + r * round_bytes);
+}
+
+/* Whether the heads an aggregator received lie in its part of the round [from, to) and their
+ * lengths add up to each process's bytes (rdesc[4 * src + 1]), as the processes said in the
+ * round's alltoall: 0, or EIO. What is read from another process's memory is checked before a
+ * byte of it goes to the file (a process that failed and left would have freed it). */
+static int heads_fit(const piece_head *heads, int64_t nheads, int p, const int64_t *rdesc, MPI_Offset from,
+                     MPI_Offset to)
+{
+    int64_t k = 0;
+    for (int src = 0; src < p; src++) {
+        int64_t bytes = 0;
+        for (int64_t j = 0; j < rdesc[4 * src]; j++, k++) {
+            if (heads[k].len <= 0 || heads[k].off < from || heads[k].off > to - heads[k].len)
+                return EIO;
+            bytes += heads[k].len;
+        }
+        if (bytes != rdesc[4 * src + 1])
+            return EIO;
+    }
+    return k == nheads ? 0 : EIO;
+}
+
+/* An aggregator's copy of what process `src` sends it in a round, described by d (its pieces,
+ * their bytes, and where their heads and their data lie in src's memory: src keeps both there
+ * until every aggregator has read them, which the round's allreduce after the reads marks):
+ * read from src's memory by cross-memory attach (one copy, and src need not be scheduled: on
+ * an oversubscribed node it sleeps meanwhile), or copied, from this process itself. False if
+ * the transport cannot read src's memory (another node, or attach not allowed). */
+static bool read_from(const cr_comm *comm, int src, const int64_t *d, char *heads, char *data)
+{
+    size_t hb = (size_t)d[0] * sizeof(piece_head), db = (size_t)d[1];
+    const char *from_heads = (const char *)(uintptr_t)d[2], *from_data = (const char *)(uintptr_t)d[3];
+    if (src == comm->rank) {
+        if (hb)
+            memcpy(heads, from_heads, hb);
+        if (db)
+            memcpy(data, from_data, db);
+        return true;
+    }
+    struct iovec local[2], remote[2];
+    int n = 0;
+    if (hb)
+        local[n] = (struct iovec){heads, hb}, remote[n++] = (struct iovec){(void *)from_heads, hb};
+    if (db)
+        local[n] = (struct iovec){data, db}, remote[n++] = (struct iovec){(void *)from_data, db};
+    return !n || cr_xport_read(cr_comm_world_rank(comm, src), local, n, remote, n) == 0;
+}
+
 /* pwritev of all of iov[0..n) at `off`. Returns 0 or an errno. */
 static int full_writev(int fd, struct iovec *iov, int n, MPI_Offset off)
 {
@@ -158,22 +240,24 @@ static int full_writev(int fd, struct iovec *iov, int n, MPI_Offset off)
     return 0;
 }
 
-/* The aggregator's part of a round: writes the runs the arrived pieces make, each with pwritev
- * straight from where the pieces arrived (a piece that overlaps the run so far adds only its
- * part beyond it: overlapping writes of one collective call leave either's bytes, MPI-4.1
- * 14.6.1). Returns 0 or an errno. */
-static int write_window(const cr_file *f, const piece_head *heads, int64_t nheads, const char *data)
+/* The aggregator's part of a round: writes the runs the arrived pieces make (the heads of every
+ * process in turn, rdesc[4 * src] of process src's, whose data starts at data + ddisp[src]),
+ * each with pwritev straight from where the pieces arrived (a piece that overlaps the run so
+ * far adds only its part beyond it: overlapping writes of one collective call leave either's
+ * bytes, MPI-4.1 14.6.1). Returns 0 or an errno. */
+static int write_window(const cr_file *f, const piece_head *heads, int64_t nheads, const char *data, int p,
+                        const int64_t *rdesc, const int64_t *ddisp)
 {
     if (!nheads)
         return 0;
     arrived *a = malloc((size_t)nheads * sizeof *a);
     struct iovec *iov = malloc(IOV_BATCH * sizeof *iov);
     int e = a && iov ? 0 : ENOMEM;
-    int64_t pos = 0;
-    for (int64_t k = 0; k < nheads && !e; k++) {
-        a[k] = (arrived){heads[k].off, heads[k].len, data + pos};
-        pos += heads[k].len;
-    }
+    for (int64_t src = 0, k = 0; src < p && !e; src++) /* process src's heads, its data from ddisp[src] on */
+        for (int64_t j = 0, pos = ddisp[src]; j < rdesc[4 * src]; j++, k++) {
+            a[k] = (arrived){heads[k].off, heads[k].len, data + pos};
+            pos += heads[k].len;
+        }
     if (!e)
         qsort(a, (size_t)nheads, sizeof *a, by_offset);
     for (int64_t k = 0; k < nheads && !e;) {
@@ -201,6 +285,11 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
 {
     cr_comm *comm = f->comm;
     int p = comm->size, err = MPI_SUCCESS, e = 0;
+    if (!f->attach_known) { /* (the same answer everywhere: one node, or not) */
+        f->attach_known = true;
+        for (int r = 0; r < p; r++)
+            f->no_attach |= cr_rt.node_of[cr_comm_world_rank(comm, r)] != cr_rt.node_of[cr_rt.rank];
+    }
     *moved = 0;
     *handled = false;
     uint64_t total = have ? (uint64_t)count * (uint64_t)dt->size : 0;
@@ -211,9 +300,13 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
     if (local)
         np = 0, total = 0; /* (still takes part: the others wait for this process) */
     cursor *cur = calloc((size_t)p, sizeof *cur);
-    /* counts and displacements of the two alltoallv (MPI_Count: a process's data can pass 2 GiB) */
-    int64_t *v = calloc(8 * (size_t)p + 8, sizeof *v), *scount = v, *sdisp = v + p + 1, *rcount = v + 2 * (p + 1),
-            *rdisp = v + 3 * (p + 1), *counts = v + 4 * (p + 1), *rcounts = counts + 2 * p;
+    /* A round's description of what goes to each aggregator and what each receives (desc,
+     * rdesc: 4 a process, see read_from), where this process's heads and data for each start
+     * (ho, data_at), and the counts and displacements of the alltoallv that send them where
+     * they cannot be read (MPI_Count: a process's data can pass 2 GiB). */
+    int64_t *v = calloc(16 * (size_t)p + 16, sizeof *v), *desc = v, *rdesc = v + 4 * p, *ho = v + 8 * p,
+            *data_at = ho + p + 1, *scount = data_at + p + 1, *sdisp = scount + p + 1, *rcount = sdisp + p + 1,
+            *rdisp = rcount + p + 1, *dcount = rdisp + p + 1, *ddisp = dcount + p + 1;
 
     /* What every process must agree on: the span, the hints (and whether this process can take
      * part: its view in file order, its bookkeeping allocated), the pieces' count and bytes. */
@@ -231,7 +324,8 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
         (err = cr_mpi_allreduce(my_sums, sums, 2, i64, cr_op_get(MPI_SUM), comm)))
         goto out;
     bool aggregate = sums[0] > 0 && mins[2] == 1 &&
-                     (mins[3] == -1 || (sums[1] / sums[0] < AUTO_PIECE && sums[0] / p >= AUTO_PIECES));
+                     (mins[3] == -1 || (sums[1] / sums[0] < AUTO_PIECE &&
+                                           sums[0] / p >= (f->no_attach ? AUTO_PIECES_SENT : AUTO_PIECES_READ)));
     if (!aggregate) {
         *handled = sums[0] == 0; /* nothing anywhere: done; otherwise each writes its own */
         goto out;
@@ -274,64 +368,80 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
     }
     cr_dtype *byte = cr_dtype_get(MPI_BYTE);
     for (uint64_t r = 0; r < rounds && !err; r++) {
-        /* Count what goes to each aggregator in this round: pieces and bytes. */
+        /* What goes to each aggregator in this round: its pieces' heads (in sh, from ho[a] on)
+         * and their data (one stretch of this process's data, from data_at[a] on). */
         int64_t hsum = 0;
         for (int a = 0; a < p; a++) {
             cursor c = cur[a];
-            MPI_Offset end = CR_MIN(lo + (MPI_Offset)((uint64_t)a * domain + CR_MIN((r + 1) * round_bytes, domain)), hi);
-            take(ps, np, &c, end, NULL, &counts[2 * a], &counts[2 * a + 1]);
-            hsum += counts[2 * a];
+            take(ps, np, &c, round_end(lo, hi, domain, round_bytes, a, r), NULL, &desc[4 * a], &desc[4 * a + 1]);
+            hsum += desc[4 * a];
         }
-        if ((err = cr_mpi_alltoall(counts, 2, MPI_INT64_T, rcounts, 2, i64, comm)))
+        piece_head *sh = malloc((size_t)(hsum + 1) * sizeof *sh), *rhd = NULL;
+        for (int a = 0; a < p; a++) {
+            data_at[a] = (int64_t)cur[a].data;
+            ho[a + 1] = ho[a] + desc[4 * a];
+            int64_t nh, nd;
+            take(ps, np, &cur[a], round_end(lo, hi, domain, round_bytes, a, r), sh ? sh + ho[a] : NULL, &nh, &nd);
+            desc[4 * a + 2] = sh ? (int64_t)(uintptr_t)(sh + ho[a]) : 0;
+            desc[4 * a + 3] = data ? (int64_t)(uintptr_t)(data + data_at[a]) : 0;
+        }
+        if ((err = cr_mpi_alltoall(desc, 4, MPI_INT64_T, rdesc, 4, i64, comm))) {
+            free(sh);
             break;
+        }
+        /* Each process's data lands at an address congruent to its own modulo COPY_ALIGN (the
+         * buffer is aligned to it): the kernel's copy is `rep movsb`, which crawls when its source
+         * and destination are not (core/copy.h); measured, 768 KiB from page-aligned buffers into
+         * a malloc'ed one took 3 times as long. */
         int64_t rh = 0, rd = 0;
-        for (int a = 0; a < p; a++)
-            rh += rcounts[2 * a], rd += rcounts[2 * a + 1];
-        piece_head *sh = malloc((size_t)(hsum + 1) * sizeof *sh), *rhd = malloc((size_t)(rh + 1) * sizeof *rhd);
+        for (int a = 0; a < p; a++) {
+            rcount[a] = rdesc[4 * a] * (int64_t)sizeof *sh, rdisp[a + 1] = rdisp[a] + rcount[a];
+            dcount[a] = rdesc[4 * a + 1];
+            ddisp[a] = rd + (int64_t)(((uint64_t)rdesc[4 * a + 3] - (uint64_t)rd) % COPY_ALIGN);
+            rh += rdesc[4 * a], rd = ddisp[a] + dcount[a];
+        }
+        rhd = malloc((size_t)(rh + 1) * sizeof *rhd);
         if ((size_t)rd > f->agg_cap) {
             free(f->agg_buf);
             f->agg_cap = (size_t)rd;
-            if (!(f->agg_buf = malloc(f->agg_cap)))
-                f->agg_cap = 0;
+            if (posix_memalign((void **)&f->agg_buf, COPY_ALIGN, f->agg_cap))
+                f->agg_buf = NULL, f->agg_cap = 0;
         }
-        /* Every process learns whether any lacks memory for this round, so that all stop
-         * together instead of some waiting in the alltoallv for the others. */
         no_mem = no_mem || !sh || !rhd || (rd && !f->agg_buf);
-        int mine = no_mem, any = 0;
-        if (!(err = cr_mpi_allreduce(&mine, &any, 1, cr_dtype_get(MPI_INT), cr_op_get(MPI_MAX), comm)) && any)
+        /* Read the heads and data straight from each process's memory, where it can. */
+        bool attached = !f->no_attach && !no_mem;
+        for (int a = 0; a < p && attached; a++)
+            attached = read_from(comm, a, &rdesc[4 * a], (char *)rhd + rdisp[a], rd ? f->agg_buf + ddisp[a] : NULL);
+        /* Every process learns whether any lacks memory for this round, so that all stop
+         * together instead of some waiting in the alltoallv for the others, and whether any
+         * could not read: then all send by messages (and do from now on with this file). */
+        int mine[2] = {no_mem, !attached}, any[2] = {0, 0};
+        if (!(err = cr_mpi_allreduce(mine, any, 2, cr_dtype_get(MPI_INT), cr_op_get(MPI_MAX), comm)) && any[0])
             err = no_mem ? cr_err(MPI_ERR_NO_MEM, "out of memory for a round of a collective write to %s (%lld "
                                                   "bytes)", f->path, (long long)rd)
                          : cr_err(MPI_ERR_NO_MEM, "another process ran out of memory for a round of a collective "
                                                   "write to %s", f->path);
-        if (!err) {
-            /* The heads, then the data: each aggregator's part of this process's data is one
-             * stretch of it (sent from where it is: no copy). */
-            int64_t ho = 0;
-            for (int a = 0; a < p; a++) {
-                MPI_Offset end = CR_MIN(lo + (MPI_Offset)((uint64_t)a * domain + CR_MIN((r + 1) * round_bytes, domain)), hi);
-                int64_t nh, nd;
-                int64_t data_at = (int64_t)cur[a].data;
-                take(ps, np, &cur[a], end, sh + ho, &nh, &nd);
-                scount[a] = nh * (int64_t)sizeof *sh, sdisp[a] = ho * (int64_t)sizeof *sh;
-                rcount[a] = rcounts[2 * a] * (int64_t)sizeof *sh;
-                rdisp[a + 1] = rdisp[a] + rcount[a];
-                counts[2 * a] = data_at; /* (reused: where this aggregator's data starts) */
-                ho += nh;
-            }
+        if (!err && any[1]) {
+            f->no_attach = true;
+            for (int a = 0; a < p; a++)
+                scount[a] = desc[4 * a] * (int64_t)sizeof *sh, sdisp[a] = ho[a] * (int64_t)sizeof *sh;
             err = cr_mpi_alltoallv(sh, cr_cvec_of(scount, 1), cr_cvec_of(sdisp, 1), MPI_BYTE, rhd, cr_cvec_of(rcount, 1),
                                    cr_cvec_of(rdisp, 1), byte, comm);
-            if (!err) {
-                for (int a = 0; a < p; a++) {
-                    scount[a] = counts[2 * a + 1], sdisp[a] = counts[2 * a];
-                    rcount[a] = rcounts[2 * a + 1];
-                    rdisp[a + 1] = rdisp[a] + rcount[a];
-                }
+            for (int a = 0; a < p; a++)
+                scount[a] = desc[4 * a + 1], sdisp[a] = data_at[a];
+            if (!err)
                 err = cr_mpi_alltoallv(data ? data : "", cr_cvec_of(scount, 1), cr_cvec_of(sdisp, 1), MPI_BYTE,
-                                       f->agg_buf, cr_cvec_of(rcount, 1), cr_cvec_of(rdisp, 1), byte, comm);
-            }
-            if (!err && !e)
-                e = write_window(f, rhd, rh, f->agg_buf);
+                                       f->agg_buf, cr_cvec_of(dcount, 1), cr_cvec_of(ddisp, 1), byte, comm);
+            if (!err)
+                sent_rounds++;
+        } else if (!err) {
+            read_rounds++;
         }
+        if (!err && !e)
+            e = heads_fit(rhd, rh, p, rdesc, round_start(lo, domain, round_bytes, comm->rank, r),
+                          round_end(lo, hi, domain, round_bytes, comm->rank, r));
+        if (!err && !e)
+            e = write_window(f, rhd, rh, f->agg_buf, p, rdesc, ddisp);
         free(sh), free(rhd);
     }
     if (!err) { /* every process learns whether any aggregator failed */

@@ -58,6 +58,10 @@ typedef struct cr_file {
      * since a fresh buffer of a round's size costs a page fault a page each call. */
     char *agg_buf;
     size_t agg_cap;
+    /* Set (alike everywhere) when the processes span nodes, found at the first collective write
+     * (attach_known), or once a process could not read another's memory in one: the rounds
+     * then send the pieces by messages without trying. */
+    bool no_attach, attach_known;
 } cr_file;
 
 /* The object of MPI_FILE_NULL: its handler is the default of files opened later, and the

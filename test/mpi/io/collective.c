@@ -10,12 +10,26 @@
  *   - processes writing nothing beside others writing, and one process whose access fails its
  *     checks (MPI_ERR_TYPE there, the others' data written: nobody waits forever);
  *   - romio_cb_write=disable: each process writes its own pieces (the counter stays).
- * At one process the calls write independently (the counter stays). */
+ * At one process the calls write independently (the counter stays). Each round of an aggregated
+ * call reads the pieces from the other processes' memory (io.write_all.read_rounds) when all
+ * processes share a node and cross-memory attach is allowed, and sends them by messages
+ * otherwise (io.write_all.sent_rounds: testlist runs it across simulated nodes, and with
+ * COURIER_SHM_CMA=off), and the automatic choice's threshold follows (MID pieces a process). */
+#define _GNU_SOURCE /* process_vm_readv */
 #include "iotest.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
-enum { B = 16, R = 1024, FEW = 8 }; /* ints a block, blocks a process (at least the automatic choice's 1024) */
+/* ints a block; blocks a process: R at least both of the automatic choice's thresholds (64
+ * pieces a process where the aggregators read the others' memory, 1024 where the pieces go by
+ * messages), MID between them, FEW below both */
+enum { B = 16, R = 1024, MID = 128, FEW = 8 };
 #define IO_MIN(a, b) ((a) < (b) ? (a) : (b))
 
 static int rank, size;
@@ -108,6 +122,41 @@ static void check_file(MPI_File fh, MPI_Offset disp, int nblocks, const int *wro
 }
 
 
+/* A byte each process shows the others: reading it tells whether the kernel lets this process
+ * read theirs (cross-memory attach; Yama's ptrace scope or a seccomp filter may refuse). */
+static const volatile char probe_byte = 1;
+
+/* Whether every process can read every other's memory: all on one node (spans false), attach
+ * allowed by the kernel, and not turned off in Courier (COURIER_SHM_CMA=off). */
+static bool attach_everywhere(bool spans)
+{
+    const char *cma = getenv("COURIER_SHM_CMA");
+    int ok = !spans && !(cma && (!strcasecmp(cma, "off") || !strcmp(cma, "0"))), all = 0;
+    long long me[2] = {(long long)getpid(), (long long)(uintptr_t)&probe_byte}, *them = malloc(sizeof me * (size_t)size);
+    MPI_Allgather(me, 2, MPI_LONG_LONG, them, 2, MPI_LONG_LONG, MPI_COMM_WORLD);
+    for (int r = 0; r < size && ok; r++) {
+        char got = 0;
+        struct iovec local = {&got, 1}, remote = {(void *)(uintptr_t)them[2 * r + 1], 1};
+        ok = r == rank || (process_vm_readv((pid_t)them[2 * r], &local, 1, &remote, 1, 0) == 1 && got == 1);
+    }
+    free(them);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return all;
+}
+
+/* Whether the processes span nodes (the same answer everywhere). */
+static bool across_nodes(void)
+{
+    int node_size;
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    int spans = node_size != size, any = 0;
+    MPI_Allreduce(&spans, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    return any;
+}
+
 static unsigned long long aggregated(void)
 {
     return mt_pvar_value("io.write_all.aggregated");
@@ -144,6 +193,9 @@ int main(int argc, char **argv)
     fill_blocks(mine, R);
     MPI_Datatype ft;
     MPI_Status st;
+    bool spans = across_nodes(), can_read = attach_everywhere(spans);
+    unsigned long long agg_start = aggregated(), read_start = mt_pvar_value("io.write_all.read_rounds"),
+                       sent_start = mt_pvar_value("io.write_all.sent_rounds");
 
     /* Interleaved blocks, the automatic choice: aggregated at more than one process. */
     unsigned long long agg0 = aggregated(), runs0 = runs_everywhere();
@@ -170,6 +222,23 @@ int main(int argc, char **argv)
     CHECK_CLASS(MPI_File_write_all(fh, mine, B * FEW, MPI_INT, &st), MPI_SUCCESS);
     CHECK(aggregated() == agg0, "%d pieces a process were aggregated", FEW);
     check_file(fh, 0, FEW, all, 0, "a few interleaved blocks");
+    MPI_Type_free(&ft);
+    MPI_File_close(&fh);
+
+    /* Between the thresholds: aggregated where the aggregators read the others' memory. Across
+     * nodes (known before the first call) each process writes its own. Where attach fails (it
+     * is off), a fresh file's first call tries and sends its pieces by messages instead, and
+     * the file's next call, knowing, writes independently. */
+    fh = open_with("mid", NULL, NULL, 0);
+    interleave(fh, 0, &ft);
+    for (int call = 0; call < 2; call++) {
+        agg0 = aggregated();
+        CHECK_CLASS(MPI_File_write_at_all(fh, 0, mine, B * MID, MPI_INT, &st), MPI_SUCCESS);
+        bool want = size > 1 && (can_read || (call == 0 && !spans));
+        CHECK(aggregated() - agg0 == (want ? 1u : 0u), "call %d of %d pieces a process: aggregated %llu times (%s)",
+              call, MID, aggregated() - agg0, can_read ? "attach works" : spans ? "across nodes" : "attach off");
+    }
+    check_file(fh, 0, MID, all, 0, "interleaved blocks between the thresholds");
     MPI_Type_free(&ft);
     MPI_File_close(&fh);
 
@@ -342,6 +411,15 @@ int main(int argc, char **argv)
     check_file(fh, 0, R, all, 0, "interleaved blocks, aggregation disabled");
     MPI_Type_free(&ft);
     MPI_File_close(&fh);
+
+    /* Every aggregated call took at least one round. */
+    unsigned long long calls = aggregated() - agg_start, read = mt_pvar_value("io.write_all.read_rounds") - read_start,
+                       sent = mt_pvar_value("io.write_all.sent_rounds") - sent_start;
+    CHECK((calls > 0) == (size > 1), "%llu calls aggregated at %d processes", calls, size);
+    /* (a round in which each aggregator's pieces are all its own needs no attach: it counts as read) */
+    CHECK(read + sent >= calls && (can_read ? sent == 0 : sent > 0) && !(spans && read),
+          "%llu rounds read and %llu sent in %llu aggregated calls (%s)", read, sent, calls,
+          can_read ? "one node, attach allowed" : spans ? "across nodes" : "attach off");
 
     free(all);
     free(mine);
