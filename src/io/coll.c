@@ -314,15 +314,16 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
     int64_t cb;
     hints(f, &mode, &cb);
     bool able = ordered && cur && v;
-    int64_t mins[5] = {np ? ps[0].off : INT64_MAX, np ? -(ps[np - 1].off + (int64_t)ps[np - 1].len) : INT64_MAX,
-                       mode == 0 || !able ? 0 : 1, mode == 2 ? -1 : 0, cb};
+    int64_t mins[6] = {np ? ps[0].off : INT64_MAX, np ? -(ps[np - 1].off + (int64_t)ps[np - 1].len) : INT64_MAX,
+                       mode == 0 || !able ? 0 : 1, mode == 2 ? -1 : 0, cb, !f->no_attach && cr_xport_attach_allowed()};
     /* (bytes counted up to 2^50 a process, so that the sum cannot overflow) */
-    int64_t my_sums[2] = {(int64_t)np, (int64_t)CR_MIN(total, (uint64_t)1 << 50)}, my_mins[5], sums[2];
+    int64_t my_sums[2] = {(int64_t)np, (int64_t)CR_MIN(total, (uint64_t)1 << 50)}, my_mins[6], sums[2];
     memcpy(my_mins, mins, sizeof mins);
     cr_dtype *i64 = cr_dtype_get(MPI_INT64_T);
-    if ((err = cr_mpi_allreduce(my_mins, mins, 5, i64, cr_op_get(MPI_MIN), comm)) ||
+    if ((err = cr_mpi_allreduce(my_mins, mins, 6, i64, cr_op_get(MPI_MIN), comm)) ||
         (err = cr_mpi_allreduce(my_sums, sums, 2, i64, cr_op_get(MPI_SUM), comm)))
         goto out;
+    f->no_attach = mins[5] == 0; /* (agreed: the aggregators could not all read) */
     bool aggregate = sums[0] > 0 && mins[2] == 1 &&
                      (mins[3] == -1 || (sums[1] / sums[0] < AUTO_PIECE &&
                                            sums[0] / p >= (f->no_attach ? AUTO_PIECES_SENT : AUTO_PIECES_READ)));
@@ -339,7 +340,7 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
     uint64_t rounds = (domain + round_bytes - 1) / round_bytes;
 
     /* This process's data in view order, and a cursor at the start of each domain. */
-    bool contig = cr_dtype_is_contig_n(dt, count), no_mem = false;
+    bool contig = cr_dtype_is_contig_n(dt, count), no_mem = false, bad_heads = false;
     char *packed = NULL;
     const char *data = contig ? (const char *)buf + dt->true_lb : NULL;
     if (!contig && total) {
@@ -397,7 +398,7 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
         for (int a = 0; a < p; a++) {
             rcount[a] = rdesc[4 * a] * (int64_t)sizeof *sh, rdisp[a + 1] = rdisp[a] + rcount[a];
             dcount[a] = rdesc[4 * a + 1];
-            ddisp[a] = rd + (int64_t)(((uint64_t)rdesc[4 * a + 3] - (uint64_t)rd) % COPY_ALIGN);
+            ddisp[a] = rd + (dcount[a] ? (int64_t)(((uint64_t)rdesc[4 * a + 3] - (uint64_t)rd) % COPY_ALIGN) : 0);
             rh += rdesc[4 * a], rd = ddisp[a] + dcount[a];
         }
         rhd = malloc((size_t)(rh + 1) * sizeof *rhd);
@@ -437,9 +438,9 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
         } else if (!err) {
             read_rounds++;
         }
-        if (!err && !e)
-            e = heads_fit(rhd, rh, p, rdesc, round_start(lo, domain, round_bytes, comm->rank, r),
-                          round_end(lo, hi, domain, round_bytes, comm->rank, r));
+        if (!err && !e && (e = heads_fit(rhd, rh, p, rdesc, round_start(lo, domain, round_bytes, comm->rank, r),
+                                         round_end(lo, hi, domain, round_bytes, comm->rank, r))))
+            bad_heads = true;
         if (!err && !e)
             e = write_window(f, rhd, rh, f->agg_buf, p, rdesc, ddisp);
         free(sh), free(rhd);
@@ -447,7 +448,10 @@ int cr_io_coll_write(cr_file *f, MPI_Offset at, const void *buf, MPI_Count count
     if (!err) { /* every process learns whether any aggregator failed */
         int mine = e != 0, failed = 0;
         err = cr_mpi_allreduce(&mine, &failed, 1, cr_dtype_get(MPI_INT), cr_op_get(MPI_MAX), comm);
-        if (!err && e)
+        if (!err && bad_heads)
+            err = cr_err(MPI_ERR_IO, "writing %s: the pieces an aggregator of a collective write got do not match "
+                                     "what the processes announced (nothing of that round written)", f->path);
+        else if (!err && e)
             err = cr_io_errno(e, "writing (as an aggregator of a collective write)", f->path);
         else if (!err && failed)
             err = cr_err(MPI_ERR_IO, "writing %s: another process failed writing this collective's data", f->path);

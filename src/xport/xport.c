@@ -304,6 +304,11 @@ int cr_xport_write(int dst, const struct iovec *local, int nlocal, const struct 
     return r->ops->write(r->peer, local, nlocal, remote, nremote);
 }
 
+bool cr_xport_attach_allowed(void)
+{
+    return cr_shm_attach_allowed();
+}
+
 bool cr_xport_can_read(int peer)
 {
     const route *r = &X.routes[peer];

@@ -161,6 +161,9 @@ void cr_xport_wake_node(void);
 /* The other way: local memory into world rank `dst`'s (one-sided operations on memory the
  * target did not allocate in shared memory). 0, or -1 when this transport cannot. */
 int cr_xport_write(int dst, const struct iovec *local, int nlocal, const struct iovec *remote, int nremote);
+/* Whether this process may read other processes' memory on its node at all (cross-memory
+ * attach not turned off, nor refused by the kernel so far), whatever the policy for messages. */
+bool cr_xport_attach_allowed(void);
 /* True when cr_xport_read may work towards `peer` (it may still fail once, then never again). */
 bool cr_xport_can_read(int peer);
 /* True when the receiver of a large message from `peer` should read it itself rather than ask

@@ -87,7 +87,8 @@ CR_TUNABLE_EX(tune_cma, COURIER_SHM_CMA, CR_TUNE_CHOICE, "auto", "auto|on|off|1|
               "receiver reads the front half while the sender writes the back half (one copy by two processes); "
               "off: the pipeline; auto: on when processes outnumber cores or the sender is not inside MPI (it "
               "computes after MPI_Isend, so the message moves meanwhile), split otherwise "
-              "(see doc/design/shm.md)");
+              "(see doc/design/shm.md); off also keeps the aggregators of collective writes from reading the "
+              "pieces from the other processes' memory (doc/design/io.md)");
 CR_TUNABLE_EX(tune_seq_start, COURIER_DEBUG_SEQ_START, CR_TUNE_INT, "1", NULL, 1, UINT32_MAX,
               "for testing: the first value of the 32-bit frame and collective counters (set just below 2^32 = "
               "4294967296 to run across their wrap-around); every process of a job must have the same value");
@@ -565,6 +566,11 @@ bool cr_shm_sleep_mode(void)
 uint32_t cr_shm_coll_nblocks(int n)
 {
     return (uint32_t)(S.oversubscribed ? CR_SHM_COLL_NBLOCKS_SHALLOW(n) : CR_SHM_COLL_NBLOCKS(n));
+}
+
+bool cr_shm_attach_allowed(void)
+{
+    return S.cma_ok;
 }
 
 static bool shm_can_read(int peer)

@@ -14,9 +14,12 @@
  * call reads the pieces from the other processes' memory (io.write_all.read_rounds) when all
  * processes share a node and cross-memory attach is allowed, and sends them by messages
  * otherwise (io.write_all.sent_rounds: testlist runs it across simulated nodes, and with
- * COURIER_SHM_CMA=off), and the automatic choice's threshold follows (MID pieces a process). */
+ * COURIER_SHM_CMA=off, and with one process whose reads the kernel refuses: `collective refuse
+ * R`, found at its first read), and the automatic choice's threshold follows (MID pieces a
+ * process). */
 #define _GNU_SOURCE /* process_vm_readv */
 #include "iotest.h"
+#include "refuse_attach.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -186,6 +189,8 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 2 && !strcmp(argv[1], "refuse") && rank == atoi(argv[2]) % size)
+        mt_refuse_attach("read");
     io_setup();
     int *all = malloc(sizeof(int) * (size_t)size), *mine = malloc(sizeof(int) * B * R);
     for (int r = 0; r < size; r++)
@@ -225,16 +230,15 @@ int main(int argc, char **argv)
     MPI_Type_free(&ft);
     MPI_File_close(&fh);
 
-    /* Between the thresholds: aggregated where the aggregators read the others' memory. Across
-     * nodes (known before the first call) each process writes its own. Where attach fails (it
-     * is off), a fresh file's first call tries and sends its pieces by messages instead, and
-     * the file's next call, knowing, writes independently. */
+    /* Between the thresholds: aggregated where the aggregators read the others' memory; where
+     * they cannot (across nodes, attach off, or refused: found by the first call above), each
+     * process writes its own. */
     fh = open_with("mid", NULL, NULL, 0);
     interleave(fh, 0, &ft);
     for (int call = 0; call < 2; call++) {
         agg0 = aggregated();
         CHECK_CLASS(MPI_File_write_at_all(fh, 0, mine, B * MID, MPI_INT, &st), MPI_SUCCESS);
-        bool want = size > 1 && (can_read || (call == 0 && !spans));
+        bool want = size > 1 && can_read;
         CHECK(aggregated() - agg0 == (want ? 1u : 0u), "call %d of %d pieces a process: aggregated %llu times (%s)",
               call, MID, aggregated() - agg0, can_read ? "attach works" : spans ? "across nodes" : "attach off");
     }

@@ -7,42 +7,11 @@
  * arrived is checked.
  * usage: cma_refused read|write|both RANK   (the refusing process; others run unfiltered) */
 #define _GNU_SOURCE /* process_vm_readv */
-#include "mpitest.h"
+#include "refuse_attach.h"
 
-#include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
-static void refuse(const char *which)
-{
-    bool rd = !strcmp(which, "read") || !strcmp(which, "both");
-    bool wr = !strcmp(which, "write") || !strcmp(which, "both");
-    struct sock_filter prog[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, rd ? SYS_process_vm_readv : 0xfffffff, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, wr ? SYS_process_vm_writev : 0xfffffff, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-    };
-    struct sock_fprog fp = {(unsigned short)(sizeof prog / sizeof prog[0]), prog};
-    CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0, "prctl(NO_NEW_PRIVS): %s", strerror(errno));
-    CHECK(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp) == 0, "seccomp: %s", strerror(errno));
-    /* The filter is in force: a copy from this process to itself is refused. */
-    char a = 1, b = 0;
-    struct iovec l = {&b, 1}, r = {&a, 1};
-    if (rd)
-        CHECK(process_vm_readv(getpid(), &l, 1, &r, 1, 0) == -1 && errno == EPERM, "process_vm_readv was not refused");
-    if (wr)
-        CHECK(process_vm_writev(getpid(), &l, 1, &r, 1, 0) == -1 && errno == EPERM, "process_vm_writev was not refused");
-}
 
 static unsigned char pattern(size_t i, int seed)
 {
@@ -67,7 +36,7 @@ int main(int argc, char **argv)
     const char *which = argc > 1 ? argv[1] : "both";
     int refuser = argc > 2 ? atoi(argv[2]) : 0;
     if (rank == refuser)
-        refuse(which);
+        mt_refuse_attach(which);
     if (size < 2 || rank > 1)
         return mt_finish();
     int peer = 1 - rank;
