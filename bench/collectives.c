@@ -4,19 +4,21 @@
  * reduce, allreduce, scan and reduce_scatter_block (MPI_DOUBLE, MPI_SUM, root 0; a block of
  * bytes / p each, at least one double, for reduce_scatter_block), the block
  * each process contributes for gather, scatter and allgather, and each process's whole send
- * buffer for alltoall (bytes / p to each). Each figure is the best of 3 batches of calls, each
+ * buffer for alltoall and alltoallv (bytes / p to each; alltoallv's counts all alike, so the two
+ * rows show what its vectors cost). Each figure is the best of 3 batches of calls, each
  * batch about `budget` seconds long, as the slowest process saw it.
  * usage: mpiexec -n P collectives [max_bytes [budget_seconds [names...]]] */
 #include "common.h"
 
 typedef enum {
-    BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, ALLTOALL, REDUCE_SCATTER_BLOCK, SCAN,
+    BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, ALLTOALL, ALLTOALLV, REDUCE_SCATTER_BLOCK, SCAN,
     IALLREDUCE, IALLTOALL, NKINDS
 } which;
 static const char *names[] = {"barrier", "bcast",  "reduce", "allreduce", "gather", "scatter", "allgather",
-                              "alltoall", "reduce_scatter_block", "scan", "iallreduce", "ialltoall"};
+                              "alltoall", "alltoallv", "reduce_scatter_block", "scan", "iallreduce", "ialltoall"};
 
 static int nprocs;
+static int *vcounts, *vdispls; /* alltoallv's, set for each size */
 
 /* a: send buffer, b: receive buffer, both large enough for p blocks of `bytes`. */
 static void call(which w, double *a, double *b, size_t bytes)
@@ -32,6 +34,7 @@ static void call(which w, double *a, double *b, size_t bytes)
     case SCATTER: MPI_Scatter(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, 0, MPI_COMM_WORLD); break;
     case ALLGATHER: MPI_Allgather(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD); break;
     case ALLTOALL: MPI_Alltoall(a, block, MPI_BYTE, b, block, MPI_BYTE, MPI_COMM_WORLD); break;
+    case ALLTOALLV: MPI_Alltoallv(a, vcounts, vdispls, MPI_BYTE, b, vcounts, vdispls, MPI_BYTE, MPI_COMM_WORLD); break;
     case REDUCE_SCATTER_BLOCK:
         MPI_Reduce_scatter_block(a, b, count / nprocs > 0 ? count / nprocs : 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         break;
@@ -92,6 +95,8 @@ int main(int argc, char **argv)
     double budget = argc > 2 ? atof(argv[2]) : 0.3; /* seconds per batch */
     double *a = bench_alloc(max * (size_t)nprocs), *b = bench_alloc(max * (size_t)nprocs);
     static const size_t sizes[] = {8, 1024, 64 << 10, 1 << 20};
+    vcounts = malloc(sizeof(int) * (size_t)nprocs);
+    vdispls = malloc(sizeof(int) * (size_t)nprocs);
     for (int w = BARRIER; w < NKINDS; w++) {
         int wanted = argc <= 3;
         for (int i = 3; i < argc; i++)
@@ -100,6 +105,8 @@ int main(int argc, char **argv)
             continue;
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes && sizes[i] <= max; i++) {
             size_t bytes = w == BARRIER ? 0 : sizes[i];
+            for (int j = 0; j < nprocs; j++)
+                vcounts[j] = (int)(bytes / (size_t)nprocs), vdispls[j] = j * vcounts[j];
             double t = run((which)w, a, b, bytes, budget);
             if (rank == 0)
                 printf("%s np=%d bytes=%zu value=%.3f unit=us\n", names[w], nprocs, bytes, t * 1e6);
@@ -110,6 +117,8 @@ int main(int argc, char **argv)
     }
     bench_free(a);
     bench_free(b);
+    free(vcounts);
+    free(vdispls);
     MPI_Finalize();
     return 0;
 }

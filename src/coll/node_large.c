@@ -1,6 +1,6 @@
 /* node_large.c: broadcast, reduce and allreduce of large messages among the processes of one
- * node, and the exchanges of the other collectives (allgather, alltoall, gather, scatter, scans,
- * reduce-scatter) beyond the node slots, through staging blocks in the node's shared segment
+ * node, and the exchanges of the other collectives (allgather, alltoall, alltoallv, alltoallw,
+ * gather, scatter, scans, reduce-scatter) beyond the node slots, through staging blocks in the node's shared segment
  * instead of messages.
  *
  * Why: a message algorithm moves every byte through a ring at each of its log2(p) rounds (two
@@ -47,6 +47,7 @@
 
 #include "core/copy.h"
 #include "core/config.h"
+#include "core/error.h"
 #include "core/runtime.h"
 #include "xport/shm/shm.h"
 #include "xport/xport.h"
@@ -169,6 +170,27 @@ static void publish_wake(const cr_coll_node *st, int me, int n, int field, uint3
         cr_shm_wake_sleepers();
 }
 
+/* Wakes sleeping processes whatever they wait for (a counter that jumped past several values). */
+static void wake_if_sleeping(void)
+{
+    if (cr_shm_sleep_mode()) {
+        atomic_thread_fence(memory_order_seq_cst);
+        cr_shm_wake_sleepers();
+    }
+}
+
+/* The end of a call that is not a reduction (`end`: its last block + 1): this process's
+ * STAGED and REDUCED go there. Such a call never moves REDUCED (nor a broadcast's receivers
+ * STAGED), and a counter left behind by every block later calls take would, 2^31 blocks back,
+ * compare as ahead: a reduction would copy out a result not yet combined. Tiny alltoallv calls
+ * take n blocks each, so a long run reaches that. Nothing waits for these values (later calls
+ * wait for later blocks), so nobody is woken. */
+static void call_end(const cr_coll_node *st, int me, uint32_t end)
+{
+    publish(st, me, STAGED, end);
+    publish(st, me, REDUCED, end);
+}
+
 static size_t block_place(const cr_coll_node *st, uint32_t first_place, uint64_t i)
 {
     return (size_t)((first_place + i) % st->nblocks);
@@ -227,7 +249,10 @@ static int bcast_step(cr_sched *s, void *arg)
         }
         ++*k;
     }
-    return *k == nb ? MPI_SUCCESS : CR_SCHED_AGAIN;
+    if (*k < nb)
+        return CR_SCHED_AGAIN;
+    call_end(st, s->rank, b0 + (uint32_t)nb);
+    return MPI_SUCCESS;
 }
 
 void cr_coll_node_large_bcast(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root)
@@ -486,7 +511,8 @@ void cr_coll_node_large_allreduce(cr_sched *s, const void *sbuf, void *rbuf, MPI
 enum {
     X_ALLTOALL = CR_NODE_ALLTOALL, X_ALLGATHER = CR_NODE_ALLGATHER, X_GATHER = CR_NODE_GATHER,
     X_SCATTER = CR_NODE_SCATTER, X_SCAN = CR_NODE_SCAN, X_EXSCAN = CR_NODE_EXSCAN,
-    X_REDUCE_SCATTER = CR_NODE_REDUCE_SCATTER
+    X_REDUCE_SCATTER = CR_NODE_REDUCE_SCATTER,
+    X_ALLTOALLV /* and alltoallw: blocks of every size (below) */
 };
 
 typedef struct xgeom {
@@ -510,15 +536,19 @@ static xgeom xgeometry(const cr_sched *s)
     case X_REDUCE_SCATTER: g.bytes = rb, g.stages = g.takes = true; break;
     case X_EXSCAN: g.bytes = rb, g.stages = g.me < (int)g.n - 1, g.takes = g.me > 0; break;
     case X_ALLTOALL: g.bytes = rb, g.stages = g.takes = true; break;
+    case X_ALLTOALLV: g.stages = g.takes = true; break; /* (g.bytes differs by pair) */
     case X_ALLGATHER: g.bytes = rb, g.stages = g.takes = true; break;
     case X_GATHER: g.bytes = at_root ? rb : sb, g.stages = !at_root, g.takes = at_root; break;
     default: g.bytes = at_root ? sb : rb, g.stages = at_root, g.takes = !at_root; break;
     }
-    bool per_peer = g.kind == X_ALLTOALL || g.kind == X_SCATTER || g.kind == X_REDUCE_SCATTER;
+    bool per_peer = g.kind == X_ALLTOALL || g.kind == X_SCATTER || g.kind == X_REDUCE_SCATTER || g.kind == X_ALLTOALLV;
     g.c = per_peer ? (BLOCK / g.n) & ~(uint64_t)63 : BLOCK;
     if (x->op) /* windows of whole elements */
         g.c -= g.c % (uint64_t)x->dt->size;
-    g.npieces = (uint32_t)((g.bytes + g.c - 1) / g.c);
+    if (g.kind == X_ALLTOALLV) /* the call's pieces once known, this process's own until then */
+        g.npieces = s->state[5] ? s->state[5] : s->state[6];
+    else
+        g.npieces = (uint32_t)((g.bytes + g.c - 1) / g.c);
     g.blocks = g.kind == X_SCATTER ? 1 : g.n;
     return g;
 }
@@ -579,8 +609,183 @@ static bool rs_own_direct(const cr_sched_args *x)
     return x->sbuf != x->rbuf && cr_dtype_is_contig_n(x->dt, x->count);
 }
 
+/* Alltoallv and alltoallw: blocks of any size for each pair, in the same pieces as alltoall.
+ * What process j sends process i is a stream: a header of VHEAD bytes, which carries the
+ * stream's bytes (node.h: counts beside the data), then the data; piece k carries bytes
+ * [k c, (k + 1) c) of every stream, at sub-block i of j's slot, so a window may hold the
+ * header, data, both or nothing.
+ *
+ * How many pieces a call takes depends on its largest block anywhere, which no process knows
+ * alone (a process knows what it sends and receives, not what the others exchange). Agreeing
+ * by an allreduce first would cost every call a round where the small ones are a round long.
+ * Instead the first piece carries it: each process writes its reach (VHEAD + the largest block
+ * it sends or receives) into the size word beside its first slot; once every process has
+ * staged the first piece, each reads the n words and takes the same npieces = ceil(max / c).
+ * Until then a process stages only the pieces its own reach covers, which the call certainly
+ * has. Receive sizes count too, so a process that expects more than its peer sends reads in
+ * bounds (and reports the mismatch from the header). So the call cannot take its blocks when
+ * it is built, as the others do: it takes them at its turn (state[0] and [1] then, state[7] =
+ * 1) and moves st->next past them once npieces is known, before it returns. That is sound for
+ * a blocking call only, which nothing follows on this process until it returns: a nonblocking
+ * one built after it would take blocks before npieces is known (select_v.c: only blocking
+ * calls come here).
+ *
+ * A process whose own streams end before the call's last piece (its reach is less than the
+ * largest) leaves once it has taken its last piece with data: it says it has staged and is
+ * done with every block of the call at once (no one reads its later windows, and their places
+ * are reused only once every process is done), and wakes the sleepers, whatever value they
+ * wait for. Otherwise one large pair would hold every process in step for all its pieces
+ * (8 processes on 2 cores, one pair of 1 MiB: 4.6-5.5 ms, against 0.2 by pairs).
+ *
+ * In place, the send side is the receive side: piece k of a block is staged before it is
+ * taken (the stage loop runs ahead of the take loop), and the windows of a block cover
+ * disjoint ranges of its packed bytes, so a window unpacked into rbuf overwrites nothing that
+ * is still to be staged.
+ *
+ * The other state: [2], [3] pieces staged and taken, [5] npieces (0: not known yet), [6] this
+ * process's own pieces, [7] 2 when the call is too large (vlearn); args.tmp the call's table
+ * of blocks, one a process (cr_coll_block), in place with the send side set to the receive
+ * side, then every process's own pieces (vstops, from vlearn). */
+#define VHEAD ((uint64_t)64) /* (keeps the data of every window 64-byte aligned) */
+
+/* The part of piece k that holds data of a stream of `bytes`: its offset in the data, its
+ * length (0: none) and its position in the window. */
+typedef struct vwin {
+    uint64_t off, len, at;
+} vwin;
+
+static vwin vwindow(const xgeom *g, uint32_t k, uint64_t bytes)
+{
+    uint64_t lo = (uint64_t)k * g->c, from = CR_MAX(lo, VHEAD), to = CR_MIN(lo + g->c, VHEAD + bytes);
+    return from < to ? (vwin){from - VHEAD, to - from, from - lo} : (vwin){0, 0, 0};
+}
+
+/* Each process's own pieces, as vlearn read them (the pieces its streams reach, at most npieces). */
+static uint32_t *vstops(const cr_sched *s)
+{
+    return (uint32_t *)(void *)((cr_coll_block *)s->args.tmp + s->size);
+}
+
+static uint64_t vbytes(MPI_Count count, const cr_dtype *dt)
+{
+    return (uint64_t)count * (uint64_t)dt->size;
+}
+
+/* VHEAD + the largest block this process sends or receives (not its own: that is a copy). */
+static uint64_t vreach(const cr_sched *s)
+{
+    const cr_coll_block *t = s->args.tmp;
+    uint64_t most = 0;
+    for (int j = 0; j < s->size; j++)
+        if (j != s->rank)
+            most = CR_MAX(most, CR_MAX(vbytes(t[j].scount, t[j].sdt), vbytes(t[j].rcount, t[j].rdt)));
+    return VHEAD + most;
+}
+
+static void vstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k)
+{
+    const cr_coll_block *t = s->args.tmp;
+    char *slot = xslot(s, st, g, k, g->me);
+    if (k == 0)
+        st->sizes[xplace(s, st, g, 0, g->me)] = vreach(s);
+    for (uint32_t j = 0; j < g->n; j++) {
+        if ((int)j == g->me)
+            continue;
+        uint64_t bytes = vbytes(t[j].scount, t[j].sdt);
+        if (k == 0) {
+            uint64_t head = cr_coll_node_size_mark(s, bytes);
+            memcpy(slot + j * g->c, &head, sizeof head);
+        }
+        vwin w = vwindow(g, k, bytes);
+        if (w.len)
+            cr_dt_pack_shared(t[j].sbuf, t[j].scount, t[j].sdt, w.off, slot + j * g->c + w.at, w.len);
+    }
+}
+
+static void vtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k)
+{
+    const cr_coll_block *t = s->args.tmp;
+    for (uint32_t j = 0; j < g->n; j++) {
+        if ((int)j == g->me)
+            continue;
+        const char *sub = xslot(s, st, g, k, (int)j) + (uint64_t)g->me * g->c;
+        uint64_t bytes = vbytes(t[j].rcount, t[j].rdt);
+        if (k == 0) { /* (a mismatch: takes what it expects, in bounds, and says so at the end) */
+            uint64_t head;
+            memcpy(&head, sub, sizeof head);
+            cr_coll_node_check_size(s, (int)j, head, bytes);
+        }
+        vwin w = vwindow(g, k, bytes);
+        if (w.len)
+            cr_dt_unpack(t[j].rbuf, t[j].rcount, t[j].rdt, w.off, sub + w.at, w.len);
+    }
+}
+
+/* The most pieces a call may take: its blocks must stay far below 2^31, since the ring's
+ * 32-bit counters compare by sign. */
+static uint64_t vmax_pieces(uint32_t n)
+{
+    return ((uint64_t)INT32_MAX / 2) / n;
+}
+
+/* Once every process has staged the first piece: the call's pieces, from every reach, and the
+ * blocks it takes. A call whose largest block needs more than vmax_pieces (a pair of about
+ * 2^47 / n^2 bytes) moves that many pieces, as every process knows, and then fails
+ * everywhere alike (state[7] = 2; no process staged more: state[6] has the same bound). */
+static void vlearn(cr_sched *s, cr_coll_node *st, xgeom *g)
+{
+    uint64_t most = 0;
+    uint32_t *stops = vstops(s);
+    for (uint32_t j = 0; j < g->n; j++) {
+        uint64_t reach = st->sizes[xplace(s, st, g, 0, (int)j)];
+        most = CR_MAX(most, reach);
+        stops[j] = (uint32_t)CR_MIN((reach + g->c - 1) / g->c, vmax_pieces(g->n));
+    }
+    uint64_t npieces = (most + g->c - 1) / g->c;
+    if (npieces > vmax_pieces(g->n)) {
+        npieces = vmax_pieces(g->n);
+        s->state[7] = 2;
+    }
+    s->state[5] = (uint32_t)npieces;
+    st->next = s->state[0] + (uint32_t)(npieces * g->n);
+    st->place = (uint32_t)((s->state[1] + npieces * g->n) % st->nblocks);
+    g->npieces = (uint32_t)npieces;
+}
+
+/* Publishes this process's counter for piece k (STAGED or DONE) and wakes those who may wait
+ * for it. At the first piece and at the last, every sleeper, as publish_wake does (all wait
+ * for the agreement; processes that left wait, in their next call, for the ring to free, and
+ * are woken at the last piece only, though their next call's first piece may fit up to U
+ * blocks earlier: fewer wakes); in between, only the processes whose streams reach past piece k: with one large pair, the
+ * others (gone to their next call) would be scheduled at every piece only to sleep again
+ * (8 processes on 2 cores, one pair of 1 MiB: 1.8 ms asleep, 0.64 spinning). The others'
+ * counters move in whole pieces (or to the call's end), so a waiter needs waking only when
+ * every process has reached the value (publish_wake). */
+static void vpublish_wake(const cr_sched *s, const cr_coll_node *st, const xgeom *g, int field, uint32_t k)
+{
+    uint32_t value = s->state[0] + (k + 1) * g->blocks;
+    if (k == 0 || k + 1 >= g->npieces || !s->state[5]) {
+        publish_wake(st, g->me, (int)g->n, field, value, false);
+        return;
+    }
+    publish(st, g->me, field, value);
+    if (!cr_shm_sleep_mode())
+        return;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!all_reached(st, (int)g->n, field, value))
+        return;
+    const uint32_t *stops = vstops(s);
+    for (uint32_t j = 0; j < g->n; j++)
+        if ((int)j != g->me && stops[j] > k)
+            cr_shm_wake_world(s->comm->world_ranks, (int)j, (int)j + 1);
+}
+
 static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k)
 {
+    if (g->kind == X_ALLTOALLV) {
+        vstage(s, st, g, k);
+        return;
+    }
     const cr_sched_args *x = &s->args;
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
     char *slot = xslot(s, st, g, k, g->me);
@@ -611,6 +816,10 @@ static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t
 static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t k)
 {
     const cr_sched_args *x = &s->args;
+    if (g->kind == X_ALLTOALLV) {
+        vtake(s, st, g, k);
+        return;
+    }
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
     if (k == 0 && g->kind == X_GATHER && s->state[5] == 1)
         for (uint32_t j = 0; j < g->n; j++)
@@ -673,11 +882,19 @@ static int exchange_step(cr_sched *s, void *arg)
     cr_coll_node *st = arg;
     if (!cr_coll_node_turn(s, st))
         return CR_SCHED_AGAIN;
+    if (s->state[4] == X_ALLTOALLV && !s->state[7]) { /* (its blocks at its turn: see VHEAD) */
+        s->state[0] = st->next;
+        s->state[1] = st->place;
+        s->state[7] = 1;
+    }
     xgeom g = xgeometry(s);
+    bool v = g.kind == X_ALLTOALLV;
     uint32_t *sp = &s->state[2], *tk = &s->state[3];
     for (;;) {
         bool moved = false;
-        while (*sp < g.npieces && !(s->starting && *sp > 0)) {
+        /* (alltoallv: a process stages as far as its own streams go, see VHEAD) */
+        uint32_t stage_to = v ? CR_MIN(g.npieces, s->state[6]) : g.npieces;
+        while (*sp < stage_to && !(s->starting && *sp > 0)) {
             uint32_t end = s->state[0] + (*sp + 1) * g.blocks;
             if (!ring_free(st, (int)g.n, end))
                 break;
@@ -688,18 +905,45 @@ static int exchange_step(cr_sched *s, void *arg)
                 ++*tk;
             }
             /* Scatter's takers wait for the root alone; the others for everyone. */
-            publish_wake(st, g.me, (int)g.n, STAGED, end, g.kind == X_SCATTER && g.stages);
+            if (v)
+                vpublish_wake(s, st, &g, STAGED, *sp);
+            else
+                publish_wake(st, g.me, (int)g.n, STAGED, end, g.kind == X_SCATTER && g.stages);
             ++*sp;
             moved = true;
         }
-        while (!s->starting && g.takes && *tk < *sp && xstaged(st, &g, s->state[0] + (*tk + 1) * g.blocks)) {
+        /* Nothing is taken before npieces is known: the size words stay the call's until this
+         * process is done with the first piece. */
+        if (v && !s->state[5]) {
+            if (!xstaged(st, &g, s->state[0] + g.blocks))
+                return CR_SCHED_AGAIN;
+            vlearn(s, st, &g);
+            moved = true;
+        }
+        while (!s->starting && g.takes && *tk < *sp && *tk < g.npieces && xstaged(st, &g, s->state[0] + (*tk + 1) * g.blocks)) {
             xtake(s, st, &g, *tk);
-            publish_wake(st, g.me, (int)g.n, DONE, s->state[0] + (*tk + 1) * g.blocks, false);
+            if (v)
+                vpublish_wake(s, st, &g, DONE, *tk);
+            else
+                publish_wake(st, g.me, (int)g.n, DONE, s->state[0] + (*tk + 1) * g.blocks, false);
             ++*tk;
             moved = true;
         }
-        if (*tk == g.npieces)
+        if (v && *tk == stage_to && stage_to < g.npieces) { /* its streams ended: it leaves (VHEAD) */
+            uint32_t end = s->state[0] + g.npieces * g.blocks;
+            publish(st, g.me, STAGED, end);
+            publish(st, g.me, DONE, end);
+            wake_if_sleeping();
+            *sp = *tk = g.npieces;
+        }
+        if (*tk == g.npieces) {
+            call_end(st, g.me, s->state[0] + g.npieces * g.blocks);
+            if (v && s->state[7] == 2)
+                return cr_err(MPI_ERR_COUNT, "a block of the call is larger than the node's shared memory can stage "
+                                             "(%llu bytes a process pair at most)",
+                              (unsigned long long)(vmax_pieces(g.n) * g.c - VHEAD));
             return MPI_SUCCESS;
+        }
         if (!moved || s->async) /* nonblocking: one pass a call (see take_blocks) */
             return CR_SCHED_AGAIN;
     }
@@ -741,14 +985,6 @@ CR_TUNABLE(scatter_direct, COURIER_COLL_SCATTER_DIRECT, CR_TUNE_SIZE, "4M",
 CR_TUNABLE(gather_direct, COURIER_COLL_GATHER_DIRECT, CR_TUNE_SIZE, "8M",
            "bytes gathered in all from which MPI_Gather on a node lets each process write its block straight "
            "into the root's buffer (cross-memory attach) instead of staging every block through shared memory");
-
-static void wake_if_sleeping(void)
-{
-    if (cr_shm_sleep_mode()) {
-        atomic_thread_fence(memory_order_seq_cst);
-        cr_shm_wake_sleepers();
-    }
-}
 
 /* Marks this process done with every block of the call (it will not touch them). */
 static void blocks_done(cr_sched *s, const cr_coll_node *st, const xgeom *g)
@@ -901,10 +1137,33 @@ void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Cou
         return;
     take_blocks(s, st, (uint64_t)g.npieces * g.blocks);
     s->state[2] = s->state[3] = 0;
-    s->state[5] = 0;
+    s->state[5] = s->state[7] = 0;
     if (offers) {
         s->state[6] = st->offers++;
         cr_sched_call(s, in_place_step, st);
     }
+    cr_sched_call(s, exchange_step, st);
+}
+
+void cr_coll_node_large_alltoallv(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer)
+{
+    cr_coll_node *st = cr_coll_node_of(s->comm);
+    bool in_place = a->sbuf == MPI_IN_PLACE;
+    cr_coll_block *t = cr_sched_scratch(s, (sizeof *t + sizeof(uint32_t)) * (size_t)s->size); /* (and vstops) */
+    if (!t)
+        return;
+    for (int j = 0; j < s->size; j++) {
+        peer(a, j, &t[j]);
+        if (in_place) /* (the blocks go out from where they come in: see VHEAD) */
+            t[j].sbuf = t[j].rbuf, t[j].scount = t[j].rcount, t[j].sdt = t[j].rdt;
+    }
+    const cr_coll_block *own = &t[s->rank];
+    if (!in_place) /* (while the others stage) */
+        cr_sched_copy(s, own->sbuf, own->scount, own->sdt, own->rbuf, own->rcount, own->rdt);
+    s->args = (cr_sched_args){.tmp = t};
+    s->state[4] = X_ALLTOALLV;
+    s->state[2] = s->state[3] = s->state[5] = s->state[7] = 0;
+    uint64_t c = (BLOCK / (uint64_t)s->size) & ~(uint64_t)63;
+    s->state[6] = (uint32_t)CR_MIN((vreach(s) + c - 1) / c, vmax_pieces((uint32_t)s->size)); /* (see vlearn) */
     cr_sched_call(s, exchange_step, st);
 }

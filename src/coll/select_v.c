@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int64_t allgatherv_alg, allgatherv_large, alltoall_alg, alltoall_small, scan_alg, reduce_scatter_alg;
+static int64_t allgatherv_alg, allgatherv_large, alltoall_alg, alltoall_small, alltoallv_alg, alltoallw_alg, scan_alg,
+    reduce_scatter_alg;
 CR_TUNABLE_EX(scan_alg, COURIER_COLL_SCAN, CR_TUNE_CHOICE, "auto", "auto|recursive_doubling|node", 0, 2,
               "MPI_Scan and MPI_Exscan algorithm (node: blocking and nonblocking calls on communicators of a job on one node stage the "
               "vectors in shared memory and each process combines those before it)");
@@ -26,6 +27,12 @@ CR_TUNABLE_EX(alltoall_alg, COURIER_COLL_ALLTOALL, CR_TUNE_CHOICE, "auto", "auto
 CR_TUNABLE_EX(alltoall_small, COURIER_COLL_ALLTOALL_SMALL, CR_TUNE_SIZE, "256", NULL, 0, INT64_MAX,
               "bytes per block up to which MPI_Alltoall by messages uses Bruck's algorithm, with more than 9 processes "
               "(up to 9, the pairwise exchange has all its exchanges in flight at once)");
+CR_TUNABLE_EX(alltoallv_alg, COURIER_COLL_ALLTOALLV, CR_TUNE_CHOICE, "auto", "auto|pairwise|node", 0, 2,
+              "MPI_Alltoallv algorithm (node: blocking calls on communicators of a job on one node stage every block "
+              "through shared memory, in pieces as many as the largest block anywhere needs; pairwise: p - 1 "
+              "exchanges, 8 in flight; nonblocking and persistent calls are pairwise)");
+CR_TUNABLE_EX(alltoallw_alg, COURIER_COLL_ALLTOALLW, CR_TUNE_CHOICE, "auto", "auto|pairwise|node", 0, 2,
+              "MPI_Alltoallw algorithm (as COURIER_COLL_ALLTOALLV)");
 CR_TUNABLE_EX(allgatherv_alg, COURIER_COLL_ALLGATHERV, CR_TUNE_CHOICE, "auto", "auto|direct|ring", 0, 2,
               "MPI_Allgatherv algorithm (direct: every block to every process at once; ring)");
 CR_TUNABLE_EX(allgatherv_large, COURIER_COLL_ALLGATHERV_LARGE, CR_TUNE_SIZE, "64K", NULL, 0, INT64_MAX,
@@ -59,6 +66,10 @@ static inline uint64_t bytes_of(MPI_Count count, const cr_dtype *dt)
 RAN(ran_alltoall_pairwise, "coll.alltoall.pairwise", "MPI_Alltoall calls run by pairwise exchange");
 RAN(ran_alltoall_node, "coll.alltoall.node", "MPI_Alltoall calls staged through shared memory");
 RAN(ran_alltoall_bruck, "coll.alltoall.bruck", "MPI_Alltoall calls run by Bruck's algorithm");
+RAN(ran_alltoallv_pairwise, "coll.alltoallv.pairwise", "MPI_Alltoallv calls run by pairwise exchange");
+RAN(ran_alltoallv_node, "coll.alltoallv.node", "MPI_Alltoallv calls staged through shared memory");
+RAN(ran_alltoallw_pairwise, "coll.alltoallw.pairwise", "MPI_Alltoallw calls run by pairwise exchange");
+RAN(ran_alltoallw_node, "coll.alltoallw.node", "MPI_Alltoallw calls staged through shared memory");
 RAN(ran_allgatherv_direct, "coll.allgatherv.direct", "MPI_Allgatherv calls run by direct exchange");
 RAN(ran_allgatherv_ring, "coll.allgatherv.ring", "MPI_Allgatherv calls run by a ring");
 RAN(ran_scan_recursive_doubling, "coll.scan.recursive_doubling",
@@ -279,22 +290,32 @@ static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool node_ok)
     }
 }
 
+/* Alltoallv and alltoallw: staged through the node's blocks when blocking (they take their
+ * blocks at their turn, which only a blocking call may: node_large.c), by pairs otherwise. No
+ * size decides: no process knows the others' block sizes, and staging leads from the smallest
+ * blocks on (doc/performance.md). */
+static void build_alltoall_vw(cr_sched *s, const cr_coll_call *a, bool node_ok, cr_coll_peer_fn *peer, int64_t alg,
+                              uint64_t *ran_node, uint64_t *ran_pairwise)
+{
+    if (s->comm->inter) {
+        cr_coll_inter_alltoall(s, a, peer);
+    } else if (node_ok && !s->async && alg != 1 && s->size > 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+        ++*ran_node;
+        cr_coll_node_large_alltoallv(s, a, peer);
+    } else {
+        ++*ran_pairwise;
+        cr_coll_alltoall_pairwise(s, a, peer);
+    }
+}
+
 static void build_alltoallv(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)node_ok;
-    if (s->comm->inter)
-        cr_coll_inter_alltoall(s, a, alltoallv_peer);
-    else
-        cr_coll_alltoall_pairwise(s, a, alltoallv_peer);
+    build_alltoall_vw(s, a, node_ok, alltoallv_peer, alltoallv_alg, &ran_alltoallv_node, &ran_alltoallv_pairwise);
 }
 
 static void build_alltoallw(cr_sched *s, const cr_coll_call *a, bool node_ok)
 {
-    (void)node_ok;
-    if (s->comm->inter)
-        cr_coll_inter_alltoall(s, a, alltoallw_peer);
-    else
-        cr_coll_alltoall_pairwise(s, a, alltoallw_peer);
+    build_alltoall_vw(s, a, node_ok, alltoallw_peer, alltoallw_alg, &ran_alltoallw_node, &ran_alltoallw_pairwise);
 }
 
 static int alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf, MPI_Count rcount,

@@ -10,7 +10,7 @@
  * which needs as many elements as processes), whose messages do not pair up; such a program
  * hangs as it does with MPICH (its errors/coll tests mark those xfail). The counts here differ
  * by no more than that: 1 element against 10, and at the end 600, 4000 and 300000 elements
- * against one fewer, which cross the node slots' size, the staging blocks' and the direct scatter's
+ * against one fewer (and for MPI_Alltoallv one more), which cross the node slots' size, the staging blocks' and the direct scatter's
  * threshold alike at every process. */
 #include "mpitest.h"
 
@@ -245,6 +245,40 @@ int main(int argc, char **argv)
         check_works(rank, size);
         free(all), free(mine);
     }
+
+    /* Alltoallv: rank 0 sends rank `size - 1` one element fewer, then one more, than it expects
+     * (and then the receiver expects one more than it gets: with the last size, a second piece
+     * that only the receiver's streams reach, which the sender never stages),
+     * in blocks of 1, 10 and 300000 elements (the staged path's first piece, a few pieces, more
+     * pieces than the ring has blocks), and of as many as fill the first piece after its 64-byte
+     * header (one more takes a second piece, which only the sender's streams reach). Only the
+     * receiver's data is wrong: it alone must learn, nobody hangs, and nothing is written
+     * beyond its blocks. */
+    int sizes_v[] = {1, 10, 300000, (int)((((128 * 1024) / (size_t)size) & ~(size_t)63) - 64) / 4};
+    for (int c = 0; c < 4 && size > 1; c++)
+        for (int more = 0; more < 3; more++) {
+            int n = sizes_v[c], last = size - 1;
+            int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+            int *rcounts = malloc(sizeof(int) * (size_t)size);
+            for (int j = 0; j < size; j++)
+                counts[j] = rcounts[j] = n, displs[j] = j * (n + 2);
+            if (rank == 0 && more < 2)
+                counts[last] = more ? n + 1 : n - 1;
+            if (rank == last && more == 2)
+                rcounts[0] = n + 1;
+            int *v = calloc((size_t)size * (size_t)(n + 2), sizeof *v), *w = calloc((size_t)size * (size_t)(n + 2), sizeof *w);
+            for (int j = 0; j < size; j++)
+                w[j * (n + 2) + rcounts[j]] = -3; /* (the int after each block) */
+            rc = MPI_Alltoallv(v, counts, displs, MPI_INT, w, rcounts, displs, MPI_INT, MPI_COMM_WORLD);
+            CHECK(rank == last ? class_of(rc) == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS,
+                  "MPI_Alltoallv of %d elements where rank 0 sends rank %d %d and it expects %d: class %d at rank %d",
+                  n, last, more == 0 ? n - 1 : more == 1 ? n + 1 : n, more == 2 ? n + 1 : n, class_of(rc), rank);
+            for (int j = 0; j < size; j++)
+                CHECK(w[j * (n + 2) + rcounts[j]] == -3,
+                      "MPI_Alltoallv of %d elements with a mismatch wrote past block %d", n, j);
+            check_works(rank, size);
+            free(counts), free(displs), free(rcounts), free(v), free(w);
+        }
 
     free(rbuf);
     return mt_finish();
