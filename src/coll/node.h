@@ -53,8 +53,9 @@ static inline bool cr_coll_node_turn(cr_sched *s, cr_coll_node *st)
 /* Counts beside the data. A contribution a process leaves in the node's shared memory for the
  * others to take carries its size in bytes: in its slot's flag line (node.c: allreduce and the
  * flag slots, the ring), beside its first staging block of a call (node_large.c: the exchanges,
- * a broadcast's root, each process's slot of a reduction's first piece), in a scatter root's
- * offer of its buffer. So a reader can tell that the processes passed counts
+ * a broadcast's root, each process's slot of a reduction's first piece; alltoallv and
+ * alltoallw put each pair's bytes in a header before its data, the word beside the slot being
+ * the process's reach), in a scatter root's offer of its buffer. So a reader can tell that the processes passed counts
  * or types that do not match, as a short message tells the message algorithms (sched.c). A
  * process whose schedule already has an error (its own block did not match, cr_sched_mismatch,
  * or it found a mismatch in what it read) leaves CR_COLL_NODE_MARKED instead, as its sends would
