@@ -282,8 +282,8 @@ typedef void cr_coll_peer_fn(const cr_coll_call *a, int peer, cr_coll_block *b);
  * memory for early messages stays bounded at any process count. */
 #define CR_COLL_ALLTOALL_WINDOW 8
 void cr_coll_alltoall_pairwise(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
-/* Alltoallv and alltoallw staged through the node's blocks (node_large.c), for blocking calls
- * on a communicator the node component serves (cr_coll_node_large_usable with no type). */
+/* Alltoallv and alltoallw staged through the node's blocks (node_large.c), on a communicator
+ * the node component serves (cr_coll_node_large_usable with no type); not persistent. */
 void cr_coll_node_large_alltoallv(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
 void cr_coll_inter_alltoall(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
 

@@ -208,10 +208,18 @@ static char *block_at(const cr_coll_node *st, uint32_t first_place, uint64_t i)
  * Each later call makes one pass over what is ready, so an MPI_Test returns promptly. Blocking
  * calls go on while anything moves. */
 
-/* Takes `m` consecutive blocks for this call: state[0] the number of the first, state[1] its
- * place. Every process takes the same blocks for the same call. */
+/* Takes `m` consecutive blocks for this call at its turn, once (state[7] != 0 after): state[0]
+ * the number of the first, state[1] its place. Turns come in the order every process starts
+ * its calls (node.h), so every process takes the same blocks for the same call. Taken at the
+ * turn, not when the call is built: an alltoallv learns how many blocks it takes only once it
+ * runs (its first piece), and no call can take blocks behind it before it has, since no later
+ * call's turn comes before it has finished here (it takes m = 0, then moves st->next itself:
+ * vlearn). A call that fails to build takes none. */
 static void take_blocks(cr_sched *s, cr_coll_node *st, uint64_t m)
 {
+    if (s->state[7])
+        return;
+    s->state[7] = 1;
     s->state[0] = st->next;
     s->state[1] = st->place;
     st->next += (uint32_t)m;
@@ -227,6 +235,7 @@ static int bcast_step(cr_sched *s, void *arg)
         return CR_SCHED_AGAIN;
     cr_sched_args *x = &s->args;
     uint64_t bytes = (uint64_t)x->count * (uint64_t)x->dt->size, nb = (bytes + BLOCK - 1) / BLOCK;
+    take_blocks(s, st, nb);
     uint32_t b0 = s->state[0], *k = &s->state[2];
     while (*k < nb) {
         uint32_t end = b0 + *k + 1;
@@ -257,11 +266,9 @@ static int bcast_step(cr_sched *s, void *arg)
 
 void cr_coll_node_large_bcast(cr_sched *s, void *buf, MPI_Count count, cr_dtype *dt, int root)
 {
-    uint64_t bytes = (uint64_t)count * (uint64_t)dt->size;
     cr_coll_node *st = cr_coll_node_of(s->comm);
     s->args = (cr_sched_args){.rbuf = buf, .count = count, .dt = dt, .root = root};
-    take_blocks(s, st, (bytes + BLOCK - 1) / BLOCK);
-    s->state[2] = 0;
+    s->state[2] = s->state[7] = 0; /* (blocks: at its turn) */
     cr_sched_call(s, bcast_step, st);
 }
 
@@ -413,6 +420,7 @@ static int reduce_step(cr_sched *s, void *arg)
         return CR_SCHED_AGAIN;
     cr_sched_args *x = &s->args;
     pieces g = geometry(s, st);
+    take_blocks(s, st, (uint64_t)g.npieces * (g.n + 1));
     int me = s->rank, n = s->size;
     bool copy_out = x->root < 0 || me == x->root;
     uint32_t *sp = &s->state[2], *rd = &s->state[3], *out = &s->state[4];
@@ -473,9 +481,7 @@ static void reduce_at(cr_sched *s, const void *sbuf, void *rbuf, MPI_Count count
                               .op = op, .root = root};
     s->state[5] = root_alone ? (uint32_t)root + 1 : 0;
     cr_coll_node *st = cr_coll_node_of(s->comm);
-    pieces g = geometry(s, st);
-    take_blocks(s, st, (uint64_t)g.npieces * (g.n + 1));
-    s->state[2] = s->state[3] = s->state[4] = 0;
+    s->state[2] = s->state[3] = s->state[4] = s->state[7] = 0; /* (blocks: at its turn) */
     cr_sched_call(s, reduce_step, st);
 }
 
@@ -623,12 +629,9 @@ static bool rs_own_direct(const cr_sched_args *x)
  * staged the first piece, each reads the n words and takes the same npieces = ceil(max / c).
  * Until then a process stages only the pieces its own reach covers, which the call certainly
  * has. Receive sizes count too, so a process that expects more than its peer sends reads in
- * bounds (and reports the mismatch from the header). So the call cannot take its blocks when
- * it is built, as the others do: it takes them at its turn (state[0] and [1] then, state[7] =
- * 1) and moves st->next past them once npieces is known, before it returns. That is sound for
- * a blocking call only, which nothing follows on this process until it returns: a nonblocking
- * one built after it would take blocks before npieces is known (select_v.c: only blocking
- * calls come here).
+ * bounds (and reports the mismatch from the header). Like every call here it takes its
+ * blocks at its turn (take_blocks), but none yet: it moves st->next past them once npieces is
+ * known, before it finishes, and no later call takes blocks before that.
  *
  * A process whose own streams end before the call's last piece (its reach is less than the
  * largest) leaves once it has taken its last piece with data: it says it has staged and is
@@ -643,7 +646,7 @@ static bool rs_own_direct(const cr_sched_args *x)
  * is still to be staged.
  *
  * The other state: [2], [3] pieces staged and taken, [5] npieces (0: not known yet), [6] this
- * process's own pieces, [7] 2 when the call is too large (vlearn); args.tmp the call's table
+ * process's own pieces, [7] 1 once its turn came, 2 when the call is too large (vlearn); args.tmp the call's table
  * of blocks, one a process (cr_coll_block), in place with the send side set to the receive
  * side, then every process's own pieces (vstops, from vlearn). */
 #define VHEAD ((uint64_t)64) /* (keeps the data of every window 64-byte aligned) */
@@ -882,13 +885,9 @@ static int exchange_step(cr_sched *s, void *arg)
     cr_coll_node *st = arg;
     if (!cr_coll_node_turn(s, st))
         return CR_SCHED_AGAIN;
-    if (s->state[4] == X_ALLTOALLV && !s->state[7]) { /* (its blocks at its turn: see VHEAD) */
-        s->state[0] = st->next;
-        s->state[1] = st->place;
-        s->state[7] = 1;
-    }
     xgeom g = xgeometry(s);
     bool v = g.kind == X_ALLTOALLV;
+    take_blocks(s, st, v ? 0 : (uint64_t)g.npieces * g.blocks); /* (alltoallv: see VHEAD) */
     uint32_t *sp = &s->state[2], *tk = &s->state[3];
     for (;;) {
         bool moved = false;
@@ -1019,6 +1018,7 @@ static int in_place_step(cr_sched *s, void *arg)
         return CR_SCHED_AGAIN;
     const cr_sched_args *x = &s->args;
     xgeom g = xgeometry(s);
+    take_blocks(s, st, (uint64_t)g.npieces * g.blocks);
     large_line *root = &st->large->lines[x->root];
     uint32_t number = s->state[6];
     if (g.me == x->root) {
@@ -1130,14 +1130,12 @@ void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Cou
      * first try to copy in place; exchange_step then has nothing left to do if that worked. */
     bool offers = (kind == X_SCATTER || kind == X_GATHER) && s->size > 1 &&
                   (uint64_t)g.n * g.npieces * g.c >= (uint64_t)(kind == X_SCATTER ? scatter_direct : gather_direct);
-    /* (Scratch before the blocks are taken: a call that fails to build takes none.) */
     if (op && !(s->args.tmp = cr_sched_scratch(s, g.c)))
         return;
     if (offers && kind == X_GATHER && g.me == root && !(s->args.tmp = cr_sched_scratch(s, g.n)))
         return;
-    take_blocks(s, st, (uint64_t)g.npieces * g.blocks);
     s->state[2] = s->state[3] = 0;
-    s->state[5] = s->state[7] = 0;
+    s->state[5] = s->state[7] = 0; /* (blocks: at its turn) */
     if (offers) {
         s->state[6] = st->offers++;
         cr_sched_call(s, in_place_step, st);
@@ -1157,8 +1155,10 @@ void cr_coll_node_large_alltoallv(cr_sched *s, const cr_coll_call *a, cr_coll_pe
         if (in_place) /* (the blocks go out from where they come in: see VHEAD) */
             t[j].sbuf = t[j].rbuf, t[j].scount = t[j].rcount, t[j].sdt = t[j].rdt;
     }
+    /* This process's own block: a copy before the exchange in a blocking call (while the others
+     * stage), after it in a nonblocking one (cr_coll_node_large_exchange_own says why). */
     const cr_coll_block *own = &t[s->rank];
-    if (!in_place) /* (while the others stage) */
+    if (!in_place && !s->async)
         cr_sched_copy(s, own->sbuf, own->scount, own->sdt, own->rbuf, own->rcount, own->rdt);
     s->args = (cr_sched_args){.tmp = t};
     s->state[4] = X_ALLTOALLV;
@@ -1166,4 +1166,6 @@ void cr_coll_node_large_alltoallv(cr_sched *s, const cr_coll_call *a, cr_coll_pe
     uint64_t c = (BLOCK / (uint64_t)s->size) & ~(uint64_t)63;
     s->state[6] = (uint32_t)CR_MIN((vreach(s) + c - 1) / c, vmax_pieces((uint32_t)s->size)); /* (see vlearn) */
     cr_sched_call(s, exchange_step, st);
+    if (!in_place && s->async)
+        cr_sched_copy(s, own->sbuf, own->scount, own->sdt, own->rbuf, own->rcount, own->rdt);
 }

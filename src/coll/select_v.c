@@ -28,9 +28,9 @@ CR_TUNABLE_EX(alltoall_small, COURIER_COLL_ALLTOALL_SMALL, CR_TUNE_SIZE, "256", 
               "bytes per block up to which MPI_Alltoall by messages uses Bruck's algorithm, with more than 9 processes "
               "(up to 9, the pairwise exchange has all its exchanges in flight at once)");
 CR_TUNABLE_EX(alltoallv_alg, COURIER_COLL_ALLTOALLV, CR_TUNE_CHOICE, "auto", "auto|pairwise|node", 0, 2,
-              "MPI_Alltoallv algorithm (node: blocking calls on communicators of a job on one node stage every block "
+              "MPI_Alltoallv algorithm (node: blocking and nonblocking calls on communicators of a job on one node stage every block "
               "through shared memory, in pieces as many as the largest block anywhere needs; pairwise: p - 1 "
-              "exchanges, 8 in flight; nonblocking and persistent calls are pairwise)");
+              "exchanges, 8 in flight; persistent calls are pairwise)");
 CR_TUNABLE_EX(alltoallw_alg, COURIER_COLL_ALLTOALLW, CR_TUNE_CHOICE, "auto", "auto|pairwise|node", 0, 2,
               "MPI_Alltoallw algorithm (as COURIER_COLL_ALLTOALLV)");
 CR_TUNABLE_EX(allgatherv_alg, COURIER_COLL_ALLGATHERV, CR_TUNE_CHOICE, "auto", "auto|direct|ring", 0, 2,
@@ -290,16 +290,15 @@ static void build_alltoall(cr_sched *s, const cr_coll_call *a, bool node_ok)
     }
 }
 
-/* Alltoallv and alltoallw: staged through the node's blocks when blocking (they take their
- * blocks at their turn, which only a blocking call may: node_large.c), by pairs otherwise. No
- * size decides: no process knows the others' block sizes, and staging leads from the smallest
- * blocks on (doc/performance.md). */
+/* Alltoallv and alltoallw: staged through the node's blocks, blocking or nonblocking (not
+ * persistent: node_ok), by pairs otherwise. No size decides: no process knows the others'
+ * block sizes, and staging leads from the smallest blocks on (doc/performance.md). */
 static void build_alltoall_vw(cr_sched *s, const cr_coll_call *a, bool node_ok, cr_coll_peer_fn *peer, int64_t alg,
                               uint64_t *ran_node, uint64_t *ran_pairwise)
 {
     if (s->comm->inter) {
         cr_coll_inter_alltoall(s, a, peer);
-    } else if (node_ok && !s->async && alg != 1 && s->size > 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
+    } else if (node_ok && alg != 1 && s->size > 1 && cr_coll_node_large_usable(s->comm, NULL, NULL)) {
         ++*ran_node;
         cr_coll_node_large_alltoallv(s, a, peer);
     } else {

@@ -10,7 +10,8 @@
  * in reverse order with gaps between them. Calls also run between other staged collectives: a
  * large MPI_Ibcast started before and waited for after (the alltoallv takes its blocks at its
  * turn, after it), a large MPI_Bcast and MPI_Alltoall right after (they take the blocks the
- * alltoallv agreed it ended at). Every element that arrived is checked, and what must not be
+ * alltoallv agreed it ended at); and MPI_Ialltoallv and MPI_Ialltoallw with a large MPI_Ibcast
+ * and MPI_Bcast started behind them before their wait. Every element that arrived is checked, and what must not be
  * written (the gaps, the strided types' holes, the send buffer) is checked untouched; on one
  * node, unless forced to pairs, the staged path must have run (its MPI_T counters). */
 #include "mpitest.h"
@@ -39,7 +40,8 @@ static size_t count_of(int from, int to, int t, int shape, size_t window)
     }
 }
 
-static void run(MPI_Comm comm, int t, int shape, int mode, size_t window)
+/* One call; nonblocking when `meanwhile` is given, which runs between its start and its wait. */
+static void run_around(MPI_Comm comm, int t, int shape, int mode, size_t window, void (*meanwhile)(MPI_Comm, int))
 {
     bool in_place = mode == M_IN_PLACE || mode == M_W_IN_PLACE, w = mode == M_W || mode == M_W_IN_PLACE;
     int *sc = malloc(sizeof(int) * (size_t)size), *sd = malloc(sizeof(int) * (size_t)size);
@@ -79,8 +81,19 @@ static void run(MPI_Comm comm, int t, int shape, int mode, size_t window)
             r[rat + (rstr[j] ? 2 * i : i)] = val(rank, j, i, t);
     }
     const void *sbuf = in_place ? MPI_IN_PLACE : s;
-    int err = w ? MPI_Alltoallw(sbuf, sc, sd, st, r, rc, rd, rt, comm)
-                : MPI_Alltoallv(sbuf, sc, sd, mode == M_STRIDED ? strided_int : MPI_INT, r, rc, rd, MPI_INT, comm);
+    MPI_Datatype stype = mode == M_STRIDED ? strided_int : MPI_INT;
+    int err;
+    if (meanwhile) {
+        MPI_Request req;
+        err = w ? MPI_Ialltoallw(sbuf, sc, sd, st, r, rc, rd, rt, comm, &req)
+                : MPI_Ialltoallv(sbuf, sc, sd, stype, r, rc, rd, MPI_INT, comm, &req);
+        meanwhile(comm, t);
+        if (err == MPI_SUCCESS)
+            err = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        err = w ? MPI_Alltoallw(sbuf, sc, sd, st, r, rc, rd, rt, comm)
+                : MPI_Alltoallv(sbuf, sc, sd, stype, r, rc, rd, MPI_INT, comm);
+    }
     CHECK(err == MPI_SUCCESS, "call %d (shape %d, mode %d) returned %d", t, shape, mode, err);
     size_t bad = 0, bad_gap = 0, bad_send = 0;
     int first_from = -1;
@@ -103,6 +116,11 @@ static void run(MPI_Comm comm, int t, int shape, int mode, size_t window)
     CHECK(bad_gap == 0, "call %d (shape %d, mode %d): %zu ints written outside the blocks", t, shape, mode, bad_gap);
     CHECK(bad_send == 0, "call %d (shape %d, mode %d): %zu ints of the send buffer changed", t, shape, mode, bad_send);
     free(s), free(r), free(sc), free(sd), free(rc), free(rd), free(sstr), free(rstr), free(st), free(rt);
+}
+
+static void run(MPI_Comm comm, int t, int shape, int mode, size_t window)
+{
+    run_around(comm, t, shape, mode, window, NULL);
 }
 
 /* A large broadcast from rank `root` of n ints, started (nonblocking) or run. */
@@ -152,6 +170,21 @@ static void between_others(MPI_Comm comm, int t, size_t window)
     free(a), free(b);
 }
 
+/* Between the start and the wait of a nonblocking alltoallv: a large MPI_Ibcast started and
+ * waited for (it runs after the alltoallv, in start order), then a blocking MPI_Bcast. */
+static size_t meanwhile_ints;
+static void others_meanwhile(MPI_Comm comm, int t)
+{
+    int *v = bcast_values(meanwhile_ints, 0, t + 1000), *u = bcast_values(meanwhile_ints, size - 1, t + 2000);
+    MPI_Request req;
+    MPI_Ibcast(v, (int)meanwhile_ints, MPI_INT, 0, comm, &req);
+    MPI_Bcast(u, (int)meanwhile_ints, MPI_INT, size - 1, comm);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    check_bcast(v, meanwhile_ints, 0, t + 1000, "MPI_Ibcast");
+    check_bcast(u, meanwhile_ints, size - 1, t + 2000, "MPI_Bcast");
+    free(v), free(u);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -174,6 +207,11 @@ int main(int argc, char **argv)
         }
     for (int k = 0; k < 4; k++, t += 10)
         between_others(k % 2 ? dup : MPI_COMM_WORLD, t, window);
+    /* Nonblocking: MPI_Ialltoallv and MPI_Ialltoallw of every shape, others started behind them. */
+    meanwhile_ints = 2 * window + 7;
+    for (int shape = 0; shape < NSHAPES; shape++)
+        for (int mode = 0; mode < NMODES; mode++)
+            run_around(mode % 2 ? dup : MPI_COMM_WORLD, t++, shape, mode, window, others_meanwhile);
     /* A long run: each call agrees its pieces afresh, and the ring goes round many times. */
     for (int k = 0; k < 240; k++) {
         int shape = k % 37 == 5 ? SHAPE_ONE_HUGE : (k * 7) % NSHAPES == SHAPE_ONE_HUGE ? SHAPE_MIXED : (k * 7) % NSHAPES;

@@ -2,7 +2,8 @@
  * runs them one at a time per communicator and process in start order ("turns", node.h):
  *   - 40 rounds, each starting 2 to 8 collectives at once, of random kinds (MPI_Ibarrier,
  *     Ibcast, Ireduce, Iallreduce, Igather, Iscatter, Iallgather, Ialltoall, Iscan, Iexscan,
- *     Ireduce_scatter_block), counts (0, 1, a few, ~1000, ~40000, ~300000 elements; spread
+ *     Ireduce_scatter_block, Ialltoallv with blocks of 0, n / 2 or n by pair: it agrees its
+ *     pieces in its first, so it takes its blocks at its turn like the others), counts (0, 1, a few, ~1000, ~40000, ~300000 elements; spread
  *     over the blocks for the collectives with a block per process), MPI_INT or MPI_DOUBLE,
  *     MPI_SUM or MPI_MAX, random roots and MPI_IN_PLACE where the standard allows it (scans:
  *     chosen per process), on MPI_COMM_WORLD, on a duplicate (with areas of its own after three
@@ -42,10 +43,11 @@
 #define BUDGET 400000 /* elements of the largest buffers of one round's collectives, at most */
 
 enum { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_GATHER, K_SCATTER, K_ALLGATHER, K_ALLTOALL, K_SCAN, K_EXSCAN,
-       K_RSB, NK };
+       K_RSB, K_ALLTOALLV, NK };
 static const char *const kname[NK] = {"MPI_Ibarrier",   "MPI_Ibcast",   "MPI_Ireduce",  "MPI_Iallreduce",
                                       "MPI_Igather",    "MPI_Iscatter", "MPI_Iallgather", "MPI_Ialltoall",
-                                      "MPI_Iscan",      "MPI_Iexscan",  "MPI_Ireduce_scatter_block"};
+                                      "MPI_Iscan",      "MPI_Iexscan",  "MPI_Ireduce_scatter_block",
+                                      "MPI_Ialltoallv"};
 /* C_TEMP exists during some rounds only: made and set up at the round's start, freed once the
  * round's collectives have started (a duplicate, or a split in reverse rank order). */
 enum { C_WORLD, C_DUP, C_SPLIT, C_TEMP, NCOMM };
@@ -94,6 +96,8 @@ typedef struct {
     MPI_Count n;           /* count (per process for the collectives with blocks) */
     void *sbuf, *rbuf;     /* NULL when not passed */
     MPI_Count sn, rn;      /* their elements (before the guard) */
+    int *vcounts, *vdispls; /* alltoallv: this process's counts and displacements (the same both ways) */
+    MPI_Count *vfrom;       /* alltoallv: where in process j's send buffer its block for this one starts */
     MPI_Request req;
 } op_t;
 
@@ -122,6 +126,21 @@ static double combined(const op_t *o, int lo, int hi, MPI_Count i)
         acc = o->max ? (x > acc ? x : acc) : acc + x;
     }
     return acc;
+}
+
+/* Alltoallv's count between processes a and b, the same both ways (so MPI_IN_PLACE works):
+ * 0, n / 2 or n, by pair and collective; and where process x's block for j starts, sending and
+ * receiving alike. */
+static MPI_Count vcount(const op_t *o, int a, int b)
+{
+    return o->n * ((a + b + o->seq) % 3) / 2;
+}
+static MPI_Count voff(const op_t *o, int x, int j)
+{
+    MPI_Count at = 0;
+    for (int k = 0; k < j; k++)
+        at += vcount(o, x, k);
+    return at;
 }
 
 /* n elements and the guard; own: process me's values from element 0, else SENTINEL. */
@@ -171,7 +190,7 @@ static op_t plan(rng *g, int round, int seq, MPI_Count *budget)
                   : cls < 14 ? 38000 + (MPI_Count)(jitter % 4000)
                              : 290000 + (MPI_Count)(jitter % 20000);
     int blocks = o.kind == K_GATHER || o.kind == K_SCATTER || o.kind == K_ALLGATHER || o.kind == K_ALLTOALL ||
-                 o.kind == K_RSB;
+                 o.kind == K_RSB || o.kind == K_ALLTOALLV;
     if (blocks && n > 1100)
         n /= wsize; /* the size drawn is the whole buffer's */
     MPI_Count footprint = blocks ? n * wsize : n;
@@ -191,6 +210,7 @@ static op_t plan(rng *g, int round, int seq, MPI_Count *budget)
     case K_ALLREDUCE:
     case K_ALLGATHER:
     case K_ALLTOALL:
+    case K_ALLTOALLV:
     case K_RSB: o.in_place = in_place; break; /* at every process, as the standard asks */
     case K_SCAN:
     case K_EXSCAN: o.in_place = (int)((scan_in_place >> (wrank % 61)) & 1); break; /* per process */
@@ -255,6 +275,24 @@ static void start(op_t *o)
         o->rbuf = buffer(o, o->rn = all, ip);
         MPI_Ialltoall(ip ? MPI_IN_PLACE : o->sbuf, n, t, o->rbuf, n, t, c, &o->req);
         break;
+    case K_ALLTOALLV: {
+        MPI_Count total = 0;
+        o->vcounts = malloc(sizeof(int) * (size_t)p);
+        o->vdispls = malloc(sizeof(int) * (size_t)p);
+        o->vfrom = malloc(sizeof(MPI_Count) * (size_t)p);
+        for (int j = 0; j < p; j++) {
+            o->vcounts[j] = (int)vcount(o, me, j);
+            o->vdispls[j] = (int)total;
+            o->vfrom[j] = voff(o, j, me);
+            total += o->vcounts[j];
+        }
+        if (!ip)
+            o->sbuf = buffer(o, o->sn = total, 1);
+        o->rbuf = buffer(o, o->rn = total, ip);
+        MPI_Ialltoallv(ip ? MPI_IN_PLACE : o->sbuf, o->vcounts, o->vdispls, t, o->rbuf, o->vcounts, o->vdispls, t, c,
+                       &o->req);
+        break;
+    }
     case K_SCAN:
     case K_EXSCAN:
         if (!ip)
@@ -322,6 +360,13 @@ static double want_transposed(const op_t *o, MPI_Count i)
 {
     return item(o, (int)(i / o->n), o->me * o->n + i % o->n);
 }
+static double want_v(const op_t *o, MPI_Count i) /* from the last process whose block starts at or before i */
+{
+    int src = 0;
+    while (src + 1 < o->p && o->vdispls[src + 1] <= i)
+        src++;
+    return item(o, src, o->vfrom[src] + i - o->vdispls[src]);
+}
 static double want_scan(const op_t *o, MPI_Count i)
 {
     return combined(o, 0, o->me + 1, i);
@@ -362,6 +407,7 @@ static void verify(op_t *o)
     case K_SCATTER: want = want_scattered; break;
     case K_ALLGATHER: want = want_blocks; break;
     case K_ALLTOALL: want = want_transposed; break;
+    case K_ALLTOALLV: want = want_v; break;
     case K_SCAN: want = want_scan; break;
     case K_EXSCAN: want = o->me > 0 ? want_exscan : NULL; break; /* undefined at rank 0 */
     case K_RSB: want = want_rsb, upto = o->n; break;             /* in place: the rest is undefined */
@@ -372,7 +418,12 @@ static void verify(op_t *o)
         check_range(o, o->rbuf, o->rn, o->rn + GUARD, want_guard, "written past the receive buffer");
     free(o->sbuf);
     free(o->rbuf);
+    free(o->vcounts);
+    free(o->vdispls);
+    free(o->vfrom);
     o->sbuf = o->rbuf = NULL;
+    o->vcounts = o->vdispls = NULL;
+    o->vfrom = NULL;
 }
 
 /* ----------------------------------------------------------------- around the collectives */
