@@ -214,7 +214,8 @@ static char *block_at(const cr_coll_node *st, uint32_t first_place, uint64_t i)
  * turn, not when the call is built: an alltoallv learns how many blocks it takes only once it
  * runs (its first piece), and no call can take blocks behind it before it has, since no later
  * call's turn comes before it has finished here (it takes m = 0, then moves st->next itself:
- * vlearn). A call that fails to build takes none. */
+ * vlearn). A call that fails to build takes none. A schedule that ran is never run again
+ * (persistent collectives do not use the node component), so the flag is not cleared. */
 static void take_blocks(cr_sched *s, cr_coll_node *st, uint64_t m)
 {
     if (s->state[7])
@@ -1156,7 +1157,7 @@ void cr_coll_node_large_alltoallv(cr_sched *s, const cr_coll_call *a, cr_coll_pe
             t[j].sbuf = t[j].rbuf, t[j].scount = t[j].rcount, t[j].sdt = t[j].rdt;
     }
     /* This process's own block: a copy before the exchange in a blocking call (while the others
-     * stage), after it in a nonblocking one (cr_coll_node_large_exchange_own says why). */
+     * stage), after it in a nonblocking one (coll.h, cr_coll_node_large_exchange_own, says why). */
     const cr_coll_block *own = &t[s->rank];
     if (!in_place && !s->async)
         cr_sched_copy(s, own->sbuf, own->scount, own->sdt, own->rbuf, own->rcount, own->rdt);

@@ -251,7 +251,8 @@ int main(int argc, char **argv)
      * that only the receiver's streams reach, which the sender never stages),
      * in blocks of 1, 10 and 300000 elements (the staged path's first piece, a few pieces, more
      * pieces than the ring has blocks), and of as many as fill the first piece after its 64-byte
-     * header (one more takes a second piece, which only the sender's streams reach). The
+     * header (one more takes a second piece, which only the sender's streams reach), blocking
+     * and (10 elements, the last size) nonblocking. The
      * receiver must learn, nobody hangs, and nothing is written beyond a block. */
     int sizes_v[] = {1, 10, 300000, (int)((((128 * 1024) / (size_t)size) & ~(size_t)63) - 64) / 4};
     for (int c = 0; c < 4 && size > 1; c++)
@@ -268,7 +269,14 @@ int main(int argc, char **argv)
             int *v = calloc((size_t)size * (size_t)(n + 2), sizeof *v), *w = calloc((size_t)size * (size_t)(n + 2), sizeof *w);
             for (int j = 0; j < size; j++)
                 w[j * (n + 2) + rcounts[j]] = -3; /* (the int after each block) */
-            rc = MPI_Alltoallv(v, counts, displs, MPI_INT, w, rcounts, displs, MPI_INT, MPI_COMM_WORLD);
+            if (c % 2) { /* (nonblocking: the error comes from the wait) */
+                MPI_Request q;
+                rc = MPI_Ialltoallv(v, counts, displs, MPI_INT, w, rcounts, displs, MPI_INT, MPI_COMM_WORLD, &q);
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Wait(&q, MPI_STATUS_IGNORE);
+            } else {
+                rc = MPI_Alltoallv(v, counts, displs, MPI_INT, w, rcounts, displs, MPI_INT, MPI_COMM_WORLD);
+            }
             /* (By pairs, a process that found a mismatch sends the rest empty: others may learn.) */
             CHECK(rank == last ? class_of(rc) == MPI_ERR_TRUNCATE : rc == MPI_SUCCESS || class_of(rc) == MPI_ERR_TRUNCATE,
                   "MPI_Alltoallv of %d elements where rank 0 sends rank %d %d and it expects %d: class %d at rank %d",

@@ -185,6 +185,19 @@ static void others_meanwhile(MPI_Comm comm, int t)
     free(v), free(u);
 }
 
+/* A large MPI_Ibcast pending while a nonblocking alltoallv starts: its turn comes after the
+ * broadcast's, which the wait below completes first. */
+static MPI_Request pending;
+static int *pending_values;
+static size_t pending_ints;
+static void wait_pending(MPI_Comm comm, int t)
+{
+    (void)comm;
+    MPI_Wait(&pending, MPI_STATUS_IGNORE);
+    check_bcast(pending_values, pending_ints, 0, t - 1, "MPI_Ibcast started before it");
+    free(pending_values);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv);
@@ -207,11 +220,20 @@ int main(int argc, char **argv)
         }
     for (int k = 0; k < 4; k++, t += 10)
         between_others(k % 2 ? dup : MPI_COMM_WORLD, t, window);
-    /* Nonblocking: MPI_Ialltoallv and MPI_Ialltoallw of every shape, others started behind them. */
+    /* Nonblocking: MPI_Ialltoallv and MPI_Ialltoallw of every shape, others started behind them,
+     * and behind a pending broadcast. */
+    unsigned long long v1 = mt_pvar_value("coll.alltoallv.node"), w1 = mt_pvar_value("coll.alltoallw.node");
     meanwhile_ints = 2 * window + 7;
     for (int shape = 0; shape < NSHAPES; shape++)
-        for (int mode = 0; mode < NMODES; mode++)
-            run_around(mode % 2 ? dup : MPI_COMM_WORLD, t++, shape, mode, window, others_meanwhile);
+        for (int mode = 0; mode < NMODES; mode++) {
+            MPI_Comm c = mode % 2 ? dup : MPI_COMM_WORLD;
+            run_around(c, t++, shape, mode, window, others_meanwhile);
+            pending_ints = 3 * window + 1;
+            pending_values = bcast_values(pending_ints, 0, t++);
+            MPI_Ibcast(pending_values, (int)pending_ints, MPI_INT, 0, c, &pending);
+            run_around(c, t++, (shape + 3) % NSHAPES, mode, window, wait_pending);
+        }
+    unsigned long long v2 = mt_pvar_value("coll.alltoallv.node"), w2 = mt_pvar_value("coll.alltoallw.node");
     /* A long run: each call agrees its pieces afresh, and the ring goes round many times. */
     for (int k = 0; k < 240; k++) {
         int shape = k % 37 == 5 ? SHAPE_ONE_HUGE : (k * 7) % NSHAPES == SHAPE_ONE_HUGE ? SHAPE_MIXED : (k * 7) % NSHAPES;
@@ -225,6 +247,10 @@ int main(int argc, char **argv)
         CHECK(mt_pvar_value("coll.alltoallv.node") > v0, "no MPI_Alltoallv call was staged through shared memory");
     if (staged_here && !(forced_w && strcmp(forced_w, "pairwise") == 0))
         CHECK(mt_pvar_value("coll.alltoallw.node") > w0, "no MPI_Alltoallw call was staged through shared memory");
+    if (staged_here && !(forced_v && strcmp(forced_v, "pairwise") == 0))
+        CHECK(v2 - v1 == 2 * NSHAPES * 3, "%llu of %d MPI_Ialltoallv calls were staged", v2 - v1, 2 * NSHAPES * 3);
+    if (staged_here && !(forced_w && strcmp(forced_w, "pairwise") == 0))
+        CHECK(w2 - w1 == 2 * NSHAPES * 2, "%llu of %d MPI_Ialltoallw calls were staged", w2 - w1, 2 * NSHAPES * 2);
     MPI_Comm_free(&dup);
     MPI_Type_free(&strided_int);
     return mt_finish();
