@@ -48,6 +48,7 @@
 #include "core/copy.h"
 #include "core/config.h"
 #include "core/error.h"
+#include "core/pvar.h"
 #include "core/runtime.h"
 #include "xport/shm/shm.h"
 #include "xport/xport.h"
@@ -71,6 +72,9 @@ typedef struct large_line {
     _Atomic uint32_t refused;  /* those among them that could not read or write (by them) */
     _Atomic uint64_t addr;     /* the root's send (scatter) or receive (gather) buffer, or 0: staged */
     _Atomic uint64_t bytes;    /* the size of each process's block there (node.h: counts beside the data) */
+    /* An alltoall read in place (below), by this line's process: */
+    _Atomic uint32_t read;     /* the number of the last such call whose blocks it has read (or tried to) */
+    _Atomic uint32_t unread;   /* the number of the last such call in which a read of it failed */
 } large_line;
 
 typedef struct large_area {
@@ -88,6 +92,8 @@ static void init_large(void *arg)
         for (int f = STAGED; f <= DONE; f++)
             atomic_store_explicit(&st->large->lines[r].c[f], cr_shm_seq_start(), memory_order_relaxed);
         atomic_store_explicit(&st->large->lines[r].offered, cr_shm_seq_start() - 1, memory_order_relaxed);
+        atomic_store_explicit(&st->large->lines[r].read, cr_shm_seq_start() - 1, memory_order_relaxed);
+        atomic_store_explicit(&st->large->lines[r].unread, cr_shm_seq_start() - 1, memory_order_relaxed);
     }
 }
 
@@ -1092,6 +1098,177 @@ static int in_place_step(cr_sched *s, void *arg)
     return MPI_SUCCESS;
 }
 
+/* ----------------------------------------------------------------- alltoall read in place */
+
+/* A large alltoall staged copies every block twice (into its sender's slot, out of it), in
+ * pieces of BLOCK / n bytes a pair, and each piece waits for all n processes to have staged
+ * it: with more processes than cores, a round of scheduling every piece. Read in place, each
+ * process reads its block from every other's send buffer (cross-memory attach): one copy, and
+ * it waits for the others twice only, for their offers and, before it leaves (its send buffer
+ * must stay as it is until all have read it), for their reads. A process that has a core reads
+ * all its blocks then, whether their senders run or not. All processes do, or none:
+ *   1. each offers its send buffer in its own line: addr (0 when it cannot take part: a send
+ *      or receive buffer that is not contiguous, or a peer it cannot read), bytes (its blocks'
+ *      size, CR_COLL_NODE_MARKED if it sends another size than it expects, or after an earlier
+ *      mismatch), then offered = the call's number;
+ *   2. once every line carries the call's number, each reads the n lines: if every addr is set
+ *      and every size is the same, each reads its blocks; otherwise none does, and the call
+ *      stages as without this step (which finds and reports a mismatch). All see the same
+ *      n lines, so all decide alike;
+ *   3. a reader marks its line `read` with the call's number (and `unread` first, if a read
+ *      failed: cross-memory attach may fail once, cr_xport_can_read);
+ *   4. once every line is read, a process leaves if no read failed, and otherwise every block
+ *      is staged (a block read already is written again with the same bytes).
+ * A process writes its line again only at its next offer, after every process has read (or,
+ * when the call stages, after every process has staged its first piece, which each does only
+ * after step 2), so nobody reads a line of a later call. The call's blocks are taken all the
+ * same, for the fallback and so that every process numbers the blocks alike. Numbers come from
+ * st->offers, as the scatters' and gathers' in place. Every process whose call is this large
+ * takes part, whatever its buffers (the same decision everywhere: the block size in whole
+ * windows), and one that cannot read offers nothing. state[2]: blocks read; state[5]: 0 not
+ * started, 1 offered, 2 read, 3 staged; state[6]: the call's number. */
+static int64_t alltoall_direct;
+CR_TUNABLE(alltoall_direct, COURIER_COLL_ALLTOALL_DIRECT, CR_TUNE_SIZE, "1M",
+           "bytes a process sends in all from which MPI_Alltoall on a node lets each process read its blocks straight "
+           "from the others' send buffers (cross-memory attach) instead of staging every block through shared memory, "
+           "where the node has 4 processes or more a CPU (0: always)");
+
+static int64_t debug_unread;
+CR_TUNABLE_EX(debug_unread, COURIER_DEBUG_COLL_UNREAD, CR_TUNE_INT, "0", NULL, 0, INT32_MAX,
+              "for testing: in every this many alltoalls read in place, one process (the call's number modulo the "
+              "processes) takes its first read as failed, so that every block of the call is staged after all; 0: none");
+
+/* Whether an alltoall whose blocks take `bytes` in windows reads in place. It pays where the
+ * processes share each core four ways or more, from 1 MiB a process (doc/performance.md: 8 and
+ * 16 processes on 2 cores, 0.88-0.92x of the staged time; 4 processes 1.3-1.4x slower, from
+ * 256 KiB to 1 MiB, where each piece's round of waiting costs less than the system calls and
+ * the page pinning of the reads). Every process decides alike (the node's counts, the size in
+ * whole windows). */
+static bool alltoall_reads(uint64_t bytes)
+{
+    return bytes >= (uint64_t)alltoall_direct &&
+           (alltoall_direct == 0 || cr_shm_local_size() >= 4 * cr_shm_node_cpus());
+}
+
+CR_PVAR_DEFINE(ran_alltoall_read, "coll.alltoall.node_read",
+               "MPI_Alltoall calls on a node whose processes read their blocks straight from each other's send buffers");
+
+/* Whether every line's `offered` (or `read`) has reached `number`. */
+static bool lines_reached(const cr_coll_node *st, uint32_t n, bool read, uint32_t number)
+{
+    for (uint32_t r = 0; r < n; r++) {
+        large_line *l = &st->large->lines[r];
+        if (!cr_coll_seq_reached(read ? &l->read : &l->offered, number))
+            return false;
+    }
+    return true;
+}
+
+/* Sets `word` of this process's line to `number`, and wakes the sleepers once every line's has
+ * it (what they wait for; as publish_wake). */
+static void line_publish(const cr_coll_node *st, uint32_t n, _Atomic uint32_t *word, bool read, uint32_t number)
+{
+    atomic_store_explicit(word, number, memory_order_release);
+    if (!cr_shm_sleep_mode())
+        return;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (lines_reached(st, n, read, number))
+        cr_shm_wake_sleepers();
+}
+
+/* Step 1: whether this process can take part, and its offer. */
+static void direct_offer(cr_sched *s, const cr_coll_node *st, const xgeom *g)
+{
+    const cr_sched_args *x = &s->args;
+    large_line *mine = &st->large->lines[g->me];
+    /* In place (all processes, or, after a mismatch of its own block, this one alone: coll.h,
+     * cr_coll_call) it offers nothing, and the call stages. */
+    bool in_place = x->sbuf == MPI_IN_PLACE;
+    bool whole = !in_place && cr_dtype_is_contig_n(x->sdt, x->scount * (MPI_Count)g->n) &&
+                 cr_dtype_is_contig_n(x->dt, x->count * (MPI_Count)g->n);
+    for (int j = 0; j < (int)g->n && whole; j++)
+        whole = j == g->me || cr_xport_can_read(cr_comm_world_rank(s->comm, j));
+    uint64_t sb = in_place ? 0 : (uint64_t)x->scount * (uint64_t)x->sdt->size;
+    atomic_store_explicit(&mine->addr, whole ? (uint64_t)(uintptr_t)((const char *)x->sbuf + x->sdt->true_lb) : 0,
+                          memory_order_relaxed);
+    atomic_store_explicit(&mine->bytes, !in_place && sb == g->bytes ? cr_coll_node_size_mark(s, sb) : CR_COLL_NODE_MARKED,
+                          memory_order_relaxed);
+    line_publish(st, g->n, &mine->offered, false, s->state[6]);
+}
+
+/* Step 2's decision: every process offered a buffer, all of blocks of one size. */
+static bool direct_agreed(const cr_coll_node *st, const xgeom *g)
+{
+    uint64_t bytes = atomic_load_explicit(&st->large->lines[0].bytes, memory_order_relaxed);
+    for (uint32_t j = 0; j < g->n; j++) {
+        const large_line *l = &st->large->lines[j];
+        if (!atomic_load_explicit(&l->addr, memory_order_relaxed) ||
+            atomic_load_explicit(&l->bytes, memory_order_relaxed) != bytes)
+            return false;
+    }
+    return bytes != CR_COLL_NODE_MARKED;
+}
+
+/* Reads the next block (from the process after this one first, so that readers spread over the
+ * senders); false if it could not. */
+static bool direct_read(cr_sched *s, const cr_coll_node *st, const xgeom *g)
+{
+    const cr_sched_args *x = &s->args;
+    int j = (int)(((uint32_t)g->me + 1 + s->state[2]) % g->n);
+    uint64_t addr = atomic_load_explicit(&st->large->lines[j].addr, memory_order_relaxed);
+    struct iovec local = {(char *)x->rbuf + x->dt->true_lb + (uint64_t)j * g->bytes, g->bytes},
+                 remote = {(void *)(uintptr_t)(addr + (uint64_t)g->me * g->bytes), g->bytes};
+    uint32_t number = s->state[6], first = s->state[2]++ == 0;
+    if (CR_UNLIKELY(debug_unread) && first && number % (uint32_t)debug_unread == 0 &&
+        number / (uint32_t)debug_unread % g->n == (uint32_t)g->me)
+        return false; /* (COURIER_DEBUG_COLL_UNREAD) */
+    return cr_xport_read(cr_comm_world_rank(s->comm, j), &local, 1, &remote, 1) == 0;
+}
+
+static int direct_step(cr_sched *s, void *arg)
+{
+    cr_coll_node *st = arg;
+    if (!cr_coll_node_turn(s, st))
+        return CR_SCHED_AGAIN;
+    xgeom g = xgeometry(s);
+    take_blocks(s, st, (uint64_t)g.npieces * g.blocks);
+    large_line *mine = &st->large->lines[g.me];
+    uint32_t number = s->state[6];
+    if (s->state[5] == 0) {
+        direct_offer(s, st, &g);
+        s->state[5] = 1;
+    }
+    if (s->state[5] == 1) {
+        if (s->starting || !lines_reached(st, g.n, false, number))
+            return CR_SCHED_AGAIN;
+        if (s->state[2] == 0 && !direct_agreed(st, &g)) {
+            s->state[5] = 3;
+            return MPI_SUCCESS;
+        }
+        /* All at once, nonblocking calls too: the reads wait for no one, and a pass that
+         * returned with reads left would not count as progress, so a waiting process could
+         * sleep with them undone while the others wait for its mark. */
+        bool failed = false;
+        while (s->state[2] < g.n - 1 && !failed)
+            failed = !direct_read(s, st, &g);
+        if (failed)
+            atomic_store_explicit(&mine->unread, number, memory_order_relaxed);
+        line_publish(st, g.n, &mine->read, true, number);
+        s->state[5] = 2;
+    }
+    if (!lines_reached(st, g.n, true, number))
+        return CR_SCHED_AGAIN;
+    for (uint32_t j = 0; j < g.n; j++)
+        if (atomic_load_explicit(&st->large->lines[j].unread, memory_order_relaxed) == number) {
+            s->state[2] = 0;
+            s->state[5] = 3;
+            return MPI_SUCCESS;
+        }
+    blocks_done(s, st, &g);
+    ran_alltoall_read++;
+    return MPI_SUCCESS;
+}
+
 void cr_coll_node_large_exchange(cr_sched *s, int kind, const void *sbuf, MPI_Count scount, cr_dtype *sdt, void *rbuf,
                                  MPI_Count rcount, cr_dtype *rdt, int root)
 {
@@ -1131,15 +1308,16 @@ void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Cou
      * first try to copy in place; exchange_step then has nothing left to do if that worked. */
     bool offers = (kind == X_SCATTER || kind == X_GATHER) && s->size > 1 &&
                   (uint64_t)g.n * g.npieces * g.c >= (uint64_t)(kind == X_SCATTER ? scatter_direct : gather_direct);
+    bool reads = kind == X_ALLTOALL && s->size > 1 && alltoall_reads((uint64_t)g.n * g.npieces * g.c);
     if (op && !(s->args.tmp = cr_sched_scratch(s, g.c)))
         return;
     if (offers && kind == X_GATHER && g.me == root && !(s->args.tmp = cr_sched_scratch(s, g.n)))
         return;
     s->state[2] = s->state[3] = 0;
     s->state[5] = s->state[7] = 0; /* (blocks: at its turn) */
-    if (offers) {
+    if (offers || reads) {
         s->state[6] = st->offers++;
-        cr_sched_call(s, in_place_step, st);
+        cr_sched_call(s, offers ? in_place_step : direct_step, st);
     }
     cr_sched_call(s, exchange_step, st);
 }

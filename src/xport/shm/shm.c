@@ -179,6 +179,7 @@ static struct {
     unsigned joined_seen;    /* our `joined` count when we last read our bitmap */
     bool sleep_mode;
     bool oversubscribed; /* the node's processes outnumber its CPUs (the same in every process) */
+    int cpus;            /* the CPUs the node's processes may run on, all together (the same in every process) */
     bool cma_ok;     /* single copy is allowed (not turned off, and not refused by the kernel) */
     bool cma_prefer; /* and the receiver copies it all, whatever the sender does */
     bool split_forced; /* COURIER_SHM_CMA=split: both copy a part, whatever the sender does */
@@ -216,10 +217,10 @@ static size_t pick_ring_bytes(int n)
     return CR_MAX((size_t)4096, CR_MIN(r, (size_t)(2 << 20)));
 }
 
-/* Do the node's processes outnumber the CPUs they may run on, all together? Each process has
- * published its CPU mask; a job whose ranks are each bound to a core of their own is not
- * oversubscribed, whatever each one's mask says alone. */
-static bool node_oversubscribed(void)
+/* The CPUs the node's processes may run on, all together. Each process has published its CPU
+ * mask; a job whose ranks are each bound to a core of their own is not oversubscribed, whatever
+ * each one's mask says alone. */
+static int node_cpus(void)
 {
     uint64_t all[16] = {0};
     for (int p = 0; p < S.n; p++)
@@ -228,7 +229,7 @@ static bool node_oversubscribed(void)
     int cpus = 0;
     for (int w = 0; w < 16; w++)
         cpus += __builtin_popcountll(all[w]);
-    return S.n > (cpus ? cpus : 1);
+    return cpus ? cpus : 1;
 }
 
 static void publish_cpus(shm_proc *me)
@@ -483,7 +484,8 @@ int cr_shm_init(int me, int n, const int *local_world_ranks, bool job_barrier, c
      * not look for sleepers must never face one that sleeps): wait for all to have attached. */
     while (atomic_load_explicit(&((shm_header *)S.base)->attached, memory_order_acquire) < (unsigned)n)
         sched_yield();
-    bool oversubscribed = S.oversubscribed = node_oversubscribed();
+    S.cpus = node_cpus();
+    bool oversubscribed = S.oversubscribed = S.n > S.cpus;
     cr_copy_shared_adapt(true); /* (core/copy.h: with processes sharing cores too) */
     S.sleep_mode = tune_wait == 2 || (tune_wait == 0 && oversubscribed);
     /* One copy by the receiver alone, or one copy split between the two processes (the
@@ -566,6 +568,11 @@ bool cr_shm_sleep_mode(void)
 uint32_t cr_shm_coll_nblocks(int n)
 {
     return (uint32_t)(S.oversubscribed ? CR_SHM_COLL_NBLOCKS_SHALLOW(n) : CR_SHM_COLL_NBLOCKS(n));
+}
+
+int cr_shm_node_cpus(void)
+{
+    return S.cpus ? S.cpus : 1;
 }
 
 bool cr_shm_attach_allowed(void)

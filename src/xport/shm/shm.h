@@ -67,6 +67,8 @@ void cr_shm_wake_sleepers(void);
  * (world_ranks NULL: the world ranks from .. to - 1 themselves). */
 void cr_shm_wake_world(const int *world_ranks, int from, int to);
 bool cr_shm_sleep_mode(void);
+/* The CPUs this node's processes may run on, all together (the same in every process). */
+int cr_shm_node_cpus(void);
 /* Whether cross-memory attach is allowed (see cr_xport_attach_allowed). */
 bool cr_shm_attach_allowed(void);
 /* The first value of 32-bit sequence counters (1 unless a test starts them near 2^32 with

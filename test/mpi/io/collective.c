@@ -19,6 +19,7 @@
  * process). */
 #define _GNU_SOURCE /* process_vm_readv */
 #include "iotest.h"
+#include "mt_attach.h"
 #include "refuse_attach.h"
 
 #include <stdbool.h>
@@ -125,28 +126,6 @@ static void check_file(MPI_File fh, MPI_Offset disp, int nblocks, const int *wro
 }
 
 
-/* A byte each process shows the others: reading it tells whether the kernel lets this process
- * read theirs (cross-memory attach; Yama's ptrace scope or a seccomp filter may refuse). */
-static const volatile char probe_byte = 1;
-
-/* Whether every process can read every other's memory: all on one node (spans false), attach
- * allowed by the kernel, and not turned off in Courier (COURIER_SHM_CMA=off). */
-static bool attach_everywhere(bool spans)
-{
-    const char *cma = getenv("COURIER_SHM_CMA");
-    int ok = !spans && !(cma && (!strcasecmp(cma, "off") || !strcmp(cma, "0"))), all = 0;
-    long long me[2] = {(long long)getpid(), (long long)(uintptr_t)&probe_byte}, *them = malloc(sizeof me * (size_t)size);
-    MPI_Allgather(me, 2, MPI_LONG_LONG, them, 2, MPI_LONG_LONG, MPI_COMM_WORLD);
-    for (int r = 0; r < size && ok; r++) {
-        char got = 0;
-        struct iovec local = {&got, 1}, remote = {(void *)(uintptr_t)them[2 * r + 1], 1};
-        ok = r == rank || (process_vm_readv((pid_t)them[2 * r], &local, 1, &remote, 1, 0) == 1 && got == 1);
-    }
-    free(them);
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    return all;
-}
-
 /* Whether the processes span nodes (the same answer everywhere). */
 static bool across_nodes(void)
 {
@@ -198,7 +177,7 @@ int main(int argc, char **argv)
     fill_blocks(mine, R);
     MPI_Datatype ft;
     MPI_Status st;
-    bool spans = across_nodes(), can_read = attach_everywhere(spans);
+    bool spans = across_nodes(), can_read = mt_attach_everywhere(spans);
     unsigned long long agg_start = aggregated(), read_start = mt_pvar_value("io.write_all.read_rounds"),
                        sent_start = mt_pvar_value("io.write_all.sent_rounds");
 
