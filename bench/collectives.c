@@ -3,7 +3,7 @@
  * 64 KiB and 1 MiB per process (up to max_bytes). "bytes" is each process's vector for bcast,
  * reduce, allreduce, scan and reduce_scatter_block (MPI_DOUBLE, MPI_SUM, root 0; a block of
  * bytes / p each, at least one double, for reduce_scatter_block), the block
- * each process contributes for gather, scatter and allgather, and each process's whole send
+ * each process contributes for gather, scatter, allgather and allgatherv (its counts all alike), and each process's whole send
  * buffer for alltoall and alltoallv (bytes / p to each; alltoallv's counts all alike, so the two
  * rows show what its vectors cost). Each figure is the best of 3 batches of calls, each
  * batch about `budget` seconds long, as the slowest process saw it.
@@ -12,13 +12,15 @@
 
 typedef enum {
     BARRIER, BCAST, REDUCE, ALLREDUCE, GATHER, SCATTER, ALLGATHER, ALLTOALL, ALLTOALLV, REDUCE_SCATTER_BLOCK, SCAN,
-    IALLREDUCE, IALLTOALL, NKINDS
+    IALLREDUCE, IALLTOALL, ALLGATHERV, NKINDS
 } which;
 static const char *names[] = {"barrier", "bcast",  "reduce", "allreduce", "gather", "scatter", "allgather",
-                              "alltoall", "alltoallv", "reduce_scatter_block", "scan", "iallreduce", "ialltoall"};
+                              "alltoall", "alltoallv", "reduce_scatter_block", "scan", "iallreduce", "ialltoall",
+                              "allgatherv"};
 
 static int nprocs;
 static int *vcounts, *vdispls; /* alltoallv's, set for each size */
+static int *gcounts, *gdispls; /* allgatherv's */
 
 /* a: send buffer, b: receive buffer, both large enough for p blocks of `bytes`. */
 static void call(which w, double *a, double *b, size_t bytes)
@@ -33,6 +35,7 @@ static void call(which w, double *a, double *b, size_t bytes)
     case GATHER: MPI_Gather(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, 0, MPI_COMM_WORLD); break;
     case SCATTER: MPI_Scatter(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, 0, MPI_COMM_WORLD); break;
     case ALLGATHER: MPI_Allgather(a, count, MPI_DOUBLE, b, count, MPI_DOUBLE, MPI_COMM_WORLD); break;
+    case ALLGATHERV: MPI_Allgatherv(a, count, MPI_DOUBLE, b, gcounts, gdispls, MPI_DOUBLE, MPI_COMM_WORLD); break;
     case ALLTOALL: MPI_Alltoall(a, block, MPI_BYTE, b, block, MPI_BYTE, MPI_COMM_WORLD); break;
     case ALLTOALLV: MPI_Alltoallv(a, vcounts, vdispls, MPI_BYTE, b, vcounts, vdispls, MPI_BYTE, MPI_COMM_WORLD); break;
     case REDUCE_SCATTER_BLOCK:
@@ -97,6 +100,8 @@ int main(int argc, char **argv)
     static const size_t sizes[] = {8, 1024, 64 << 10, 1 << 20};
     vcounts = malloc(sizeof(int) * (size_t)nprocs);
     vdispls = malloc(sizeof(int) * (size_t)nprocs);
+    gcounts = malloc(sizeof(int) * (size_t)nprocs);
+    gdispls = malloc(sizeof(int) * (size_t)nprocs);
     for (int w = BARRIER; w < NKINDS; w++) {
         int wanted = argc <= 3;
         for (int i = 3; i < argc; i++)
@@ -105,8 +110,10 @@ int main(int argc, char **argv)
             continue;
         for (size_t i = 0; i < sizeof sizes / sizeof *sizes && sizes[i] <= max; i++) {
             size_t bytes = w == BARRIER ? 0 : sizes[i];
-            for (int j = 0; j < nprocs; j++)
+            for (int j = 0; j < nprocs; j++) {
                 vcounts[j] = (int)(bytes / (size_t)nprocs), vdispls[j] = j * vcounts[j];
+                gcounts[j] = (int)(bytes / sizeof(double)), gdispls[j] = j * gcounts[j];
+            }
             double t = run((which)w, a, b, bytes, budget);
             if (rank == 0)
                 printf("%s np=%d bytes=%zu value=%.3f unit=us\n", names[w], nprocs, bytes, t * 1e6);
@@ -119,6 +126,8 @@ int main(int argc, char **argv)
     bench_free(b);
     free(vcounts);
     free(vdispls);
+    free(gcounts);
+    free(gdispls);
     MPI_Finalize();
     return 0;
 }

@@ -194,7 +194,7 @@ def run_limits(exe):
 
 
 # Collectives in which no process can leave before every process has arrived.
-EVERYONE_WAITS = {"barrier", "allreduce", "allgather", "alltoall", "alltoallv", "reduce_scatter_block", "iallreduce", "ialltoall",
+EVERYONE_WAITS = {"barrier", "allreduce", "allgather", "allgatherv", "alltoall", "alltoallv", "reduce_scatter_block", "iallreduce", "ialltoall",
                   "rma_barrier", "rma_put_fence", "rma_get_fence"}
 
 

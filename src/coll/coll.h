@@ -285,6 +285,9 @@ void cr_coll_alltoall_pairwise(cr_sched *s, const cr_coll_call *a, cr_coll_peer_
 /* Alltoallv and alltoallw staged through the node's blocks (node_large.c), on a communicator
  * the node component serves (cr_coll_node_large_usable with no type); not persistent. */
 void cr_coll_node_large_alltoallv(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
+/* Allgatherv staged through the node's blocks, this process's block in place in rbuf already;
+ * false (nothing built) when its largest block is too large for the ring's counters. */
+bool cr_coll_node_large_allgatherv(cr_sched *s, void *rbuf, cr_cvec rcounts, cr_cvec rdispls, cr_dtype *rdt);
 void cr_coll_inter_alltoall(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer);
 
 /* Prefix reductions: rank r gets ranks 0..r (or 0..r-1 when `exclusive`) combined. */

@@ -525,8 +525,21 @@ enum {
     X_ALLTOALL = CR_NODE_ALLTOALL, X_ALLGATHER = CR_NODE_ALLGATHER, X_GATHER = CR_NODE_GATHER,
     X_SCATTER = CR_NODE_SCATTER, X_SCAN = CR_NODE_SCAN, X_EXSCAN = CR_NODE_EXSCAN,
     X_REDUCE_SCATTER = CR_NODE_REDUCE_SCATTER,
-    X_ALLTOALLV /* and alltoallw: blocks of every size (below) */
+    X_ALLTOALLV, /* and alltoallw: blocks of every size (below) */
+    X_ALLGATHERV /* blocks of every size, which every process knows (below) */
 };
+
+/* Allgatherv: like allgather (a slot per process, one window of BLOCK bytes of its block), but
+ * process j's block is rcounts[j] elements at rdispls[j], which every process knows (args.tmp:
+ * a cr_coll_block each, the receive side set). The call takes the pieces of its largest block;
+ * a process stages its block's pieces, then says it has staged the whole call (no one reads its
+ * empty windows), so that the others need not wait for it at each piece of a larger block. Its
+ * own block is in place in rbuf already (the select copied it there). */
+static uint64_t gv_bytes(const cr_sched *s, int j)
+{
+    const cr_coll_block *t = s->args.tmp;
+    return (uint64_t)t[j].rcount * (uint64_t)t[j].rdt->size;
+}
 
 typedef struct xgeom {
     uint64_t bytes, c; /* per block, per window */
@@ -550,6 +563,7 @@ static xgeom xgeometry(const cr_sched *s)
     case X_EXSCAN: g.bytes = rb, g.stages = g.me < (int)g.n - 1, g.takes = g.me > 0; break;
     case X_ALLTOALL: g.bytes = rb, g.stages = g.takes = true; break;
     case X_ALLTOALLV: g.stages = g.takes = true; break; /* (g.bytes differs by pair) */
+    case X_ALLGATHERV: g.bytes = gv_bytes(s, g.me), g.stages = g.takes = true; break;
     case X_ALLGATHER: g.bytes = rb, g.stages = g.takes = true; break;
     case X_GATHER: g.bytes = at_root ? rb : sb, g.stages = !at_root, g.takes = at_root; break;
     default: g.bytes = at_root ? sb : rb, g.stages = at_root, g.takes = !at_root; break;
@@ -560,6 +574,8 @@ static xgeom xgeometry(const cr_sched *s)
         g.c -= g.c % (uint64_t)x->dt->size;
     if (g.kind == X_ALLTOALLV) /* the call's pieces once known, this process's own until then */
         g.npieces = s->state[5] ? s->state[5] : s->state[6];
+    else if (g.kind == X_ALLGATHERV) /* (the largest block's, the same everywhere) */
+        g.npieces = s->state[6];
     else
         g.npieces = (uint32_t)((g.bytes + g.c - 1) / g.c);
     g.blocks = g.kind == X_SCATTER ? 1 : g.n;
@@ -796,6 +812,16 @@ static void xstage(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t
         vstage(s, st, g, k);
         return;
     }
+    if (g->kind == X_ALLGATHERV) {
+        const cr_coll_block *own = (const cr_coll_block *)s->args.tmp + g->me;
+        uint64_t off = (uint64_t)k * g->c;
+        if (k == 0)
+            xput_size(s, st, g);
+        if (off < g->bytes)
+            cr_dt_pack_shared(own->rbuf, own->rcount, own->rdt, off, xslot(s, st, g, k, g->me),
+                              CR_MIN(g->c, g->bytes - off));
+        return;
+    }
     const cr_sched_args *x = &s->args;
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
     char *slot = xslot(s, st, g, k, g->me);
@@ -828,6 +854,20 @@ static void xtake(cr_sched *s, const cr_coll_node *st, const xgeom *g, uint32_t 
     const cr_sched_args *x = &s->args;
     if (g->kind == X_ALLTOALLV) {
         vtake(s, st, g, k);
+        return;
+    }
+    if (g->kind == X_ALLGATHERV) {
+        const cr_coll_block *t = x->tmp;
+        uint64_t off = (uint64_t)k * g->c;
+        for (uint32_t j = 0; j < g->n; j++) {
+            if ((int)j == g->me)
+                continue;
+            uint64_t bytes = gv_bytes(s, (int)j);
+            if (k == 0) /* (a mismatch: takes what it expects, in bounds of the slots, and says so) */
+                cr_coll_node_check_size(s, (int)j, st->sizes[xplace(s, st, g, 0, (int)j)], bytes);
+            if (off < bytes)
+                cr_dt_unpack(t[j].rbuf, t[j].rcount, t[j].rdt, off, xslot(s, st, g, k, (int)j), CR_MIN(g->c, bytes - off));
+        }
         return;
     }
     uint64_t off = (uint64_t)k * g->c, len = CR_MIN(g->c, g->bytes - off);
@@ -911,12 +951,19 @@ static int exchange_step(cr_sched *s, void *arg)
                 ++*tk;
             }
             /* Scatter's takers wait for the root alone; the others for everyone. */
-            if (v)
-                vpublish_wake(s, st, &g, STAGED, *sp);
-            else
-                publish_wake(st, g.me, (int)g.n, STAGED, end, g.kind == X_SCATTER && g.stages);
             ++*sp;
             moved = true;
+            /* (allgatherv: past its block's last piece, it has staged the whole call; the
+             * sleepers wait for lower values, which it may have been the last to reach) */
+            if (g.kind == X_ALLGATHERV && (uint64_t)*sp * g.c >= g.bytes && *sp < g.npieces) {
+                *sp = g.npieces;
+                publish(st, g.me, STAGED, s->state[0] + g.npieces * g.blocks);
+                wake_if_sleeping();
+            } else if (v) {
+                vpublish_wake(s, st, &g, STAGED, *sp - 1);
+            } else {
+                publish_wake(st, g.me, (int)g.n, STAGED, end, g.kind == X_SCATTER && g.stages);
+            }
         }
         /* Nothing is taken before npieces is known: the size words stay the call's until this
          * process is done with the first piece. */
@@ -1320,6 +1367,31 @@ void cr_coll_node_large_combine(cr_sched *s, int kind, const void *sbuf, MPI_Cou
         cr_sched_call(s, offers ? in_place_step : direct_step, st);
     }
     cr_sched_call(s, exchange_step, st);
+}
+
+bool cr_coll_node_large_allgatherv(cr_sched *s, void *rbuf, cr_cvec rcounts, cr_cvec rdispls, cr_dtype *rdt)
+{
+    cr_coll_node *st = cr_coll_node_of(s->comm);
+    uint64_t most = 0;
+    for (int j = 0; j < s->size; j++)
+        most = CR_MAX(most, (uint64_t)cr_cvec_at(rcounts, (size_t)j) * (uint64_t)rdt->size);
+    uint64_t npieces = (most + BLOCK - 1) / BLOCK;
+    if (npieces > vmax_pieces((uint32_t)s->size)) /* (the ring's counters: see vmax_pieces) */
+        return false;
+    if (npieces == 0)
+        return true;
+    cr_coll_block *t = cr_sched_scratch(s, sizeof *t * (size_t)s->size);
+    if (!t)
+        return true;
+    for (int j = 0; j < s->size; j++)
+        t[j] = (cr_coll_block){.rbuf = cr_coll_at(rbuf, cr_cvec_at(rdispls, (size_t)j), rdt),
+                               .rcount = cr_cvec_at(rcounts, (size_t)j), .rdt = rdt};
+    s->args = (cr_sched_args){.tmp = t};
+    s->state[4] = X_ALLGATHERV;
+    s->state[6] = (uint32_t)npieces;
+    s->state[2] = s->state[3] = s->state[5] = s->state[7] = 0;
+    cr_sched_call(s, exchange_step, st);
+    return true;
 }
 
 void cr_coll_node_large_alltoallv(cr_sched *s, const cr_coll_call *a, cr_coll_peer_fn *peer)
